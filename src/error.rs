@@ -1,0 +1,67 @@
+//! Typed errors of the library. Every variant names the file (and where it applies the byte or
+//! the bad value) so that the CLI can print it as it is; only the CLI layer adds `anyhow` context.
+
+use std::path::PathBuf;
+
+/// The library's error type.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input is not text (an image, an executable, random bytes).
+    #[error("{}: binary file ({reason}), not text", path.display())]
+    Binary { path: PathBuf, reason: String },
+    /// The input holds no word at all, so there is nothing to classify or learn from.
+    #[error("{}: empty document: no words found", path.display())]
+    EmptyDocument { path: PathBuf },
+    /// A model file that cannot be used.
+    #[error("{}: {kind}", path.display())]
+    Model { path: PathBuf, kind: ModelError },
+    /// A setting outside its valid range; the message names the value.
+    #[error("invalid setting: {0}")]
+    InvalidSetting(String),
+    /// A corpus directory that cannot be trained or evaluated on.
+    #[error("{}: {message}", path.display())]
+    Corpus { path: PathBuf, message: String },
+}
+
+/// Why a model file was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ModelError {
+    #[error("not a cwtext model (bad magic bytes)")]
+    NotAModel,
+    #[error("model format version {found} is newer than this cwtext supports ({supported}); upgrade cwtext")]
+    NewerVersion { found: u32, supported: u32 },
+    #[error("model format version {found} is no longer supported (this cwtext reads {supported})")]
+    OlderVersion { found: u32, supported: u32 },
+    #[error("truncated model file: expected {expected} bytes, found {found}")]
+    Truncated { expected: u64, found: u64 },
+    #[error("corrupted model file: {0}")]
+    Corrupted(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// True for the per-file problems that batch commands skip with a warning instead of stopping.
+    pub fn is_skippable(&self) -> bool {
+        matches!(
+            self,
+            Error::Io { .. } | Error::Binary { .. } | Error::EmptyDocument { .. }
+        )
+    }
+}
+
+/// The library's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,153 @@
+//! Text decoding: UTF-8 (with or without BOM), UTF-16 (with BOM, or recognised by its zero bytes),
+//! and legacy 8-bit encodings guessed by `chardetng` (windows-1252 / latin-1 for Western text).
+//!
+//! Binary data is refused here, before any tokenising: known file signatures (images,
+//! executables, archives) by `infer`, and otherwise the share of NUL and control bytes. A single
+//! NUL inside a text file does not make it binary: `content_inspector`'s rule (any NUL in the
+//! first KiB) would refuse such files, so the ratio test is written here.
+
+use std::borrow::Cow;
+
+use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
+
+/// How many leading bytes the binary and UTF-16 heuristics look at.
+const SNIFF_LEN: usize = 8192;
+
+/// Decodes bytes to text, or says why they look binary.
+pub fn decode_text(bytes: &[u8]) -> Result<(Cow<'_, str>, &'static str), String> {
+    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
+        let (text, _) = encoding.decode_without_bom_handling(&bytes[bom_len..]);
+        return Ok((text, encoding.name()));
+    }
+    if let Some(encoding) = utf16_without_bom(bytes) {
+        let (text, _) = encoding.decode_without_bom_handling(bytes);
+        return Ok((text, encoding.name()));
+    }
+    if let Some(reason) = binary_reason(bytes) {
+        return Err(reason);
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Ok((Cow::Borrowed(text), UTF_8.name()));
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(
+        &bytes[..bytes.len().min(64 * 1024)],
+        bytes.len() <= 64 * 1024,
+    );
+    let encoding = detector.guess(None, true);
+    let (text, _) = encoding.decode_without_bom_handling(bytes);
+    Ok((text, encoding.name()))
+}
+
+/// Says what binary data looks like, or `None` for text.
+pub fn binary_reason(bytes: &[u8]) -> Option<String> {
+    if let Some(kind) = infer::get(bytes) {
+        if kind.matcher_type() != infer::MatcherType::Text {
+            return Some(format!("{} data", kind.mime_type()));
+        }
+    }
+    let head = &bytes[..bytes.len().min(SNIFF_LEN)];
+    if head.is_empty() {
+        return None;
+    }
+    let nul = head.iter().filter(|&&b| b == 0).count();
+    let control = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b | 0))
+        .count();
+    // Real text, even damaged, has few of these: a handful of stray NULs or form feeds is text.
+    if nul * 100 > head.len() || (nul + control) * 10 > head.len() {
+        return Some(format!(
+            "{} NUL and {} control bytes in the first {} bytes",
+            nul,
+            control,
+            head.len()
+        ));
+    }
+    None
+}
+
+/// Recognises UTF-16 without a byte-order mark: ASCII-heavy UTF-16 has a zero in every other
+/// byte, which no 8-bit text has.
+fn utf16_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
+    let head = &bytes[..bytes.len().min(SNIFF_LEN) & !1];
+    if head.len() < 4 {
+        return None;
+    }
+    let pairs = head.len() / 2;
+    let even_zero = head.iter().step_by(2).filter(|&&b| b == 0).count();
+    let odd_zero = head.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    // Most characters ASCII (one zero byte per pair), the other byte almost never zero.
+    if odd_zero * 10 >= pairs * 7 && even_zero * 20 <= pairs {
+        Some(UTF_16LE)
+    } else if even_zero * 10 >= pairs * 7 && odd_zero * 20 <= pairs {
+        Some(UTF_16BE)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_with_and_without_bom() {
+        assert_eq!(decode_text("héllo".as_bytes()).unwrap().0, "héllo");
+        let mut with_bom = vec![0xef, 0xbb, 0xbf];
+        with_bom.extend_from_slice("héllo".as_bytes());
+        let (text, enc) = decode_text(&with_bom).unwrap();
+        assert_eq!((text.as_ref(), enc), ("héllo", "UTF-8"));
+    }
+
+    #[test]
+    fn utf16_with_bom_and_without() {
+        let le: Vec<u8> = "naïve text here"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
+        let mut bom = vec![0xff, 0xfe];
+        bom.extend_from_slice(&le);
+        assert_eq!(
+            decode_text(&bom).unwrap(),
+            ("naïve text here".into(), "UTF-16LE")
+        );
+        assert_eq!(
+            decode_text(&le).unwrap(),
+            ("naïve text here".into(), "UTF-16LE")
+        );
+        let be: Vec<u8> = "plain words"
+            .encode_utf16()
+            .flat_map(|u| u.to_be_bytes())
+            .collect();
+        assert_eq!(
+            decode_text(&be).unwrap(),
+            ("plain words".into(), "UTF-16BE")
+        );
+    }
+
+    #[test]
+    fn windows_1252_is_guessed() {
+        // "Café crème brûlée à la carte" in windows-1252.
+        let bytes =
+            b"Caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la carte, tr\xe8s bien pour le d\xe9jeuner";
+        let (text, enc) = decode_text(bytes).unwrap();
+        assert!(text.starts_with("Café crème brûlée"), "{text}");
+        assert_eq!(enc, "windows-1252");
+    }
+
+    #[test]
+    fn binary_is_refused_but_a_stray_nul_is_text() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10";
+        assert!(decode_text(png).unwrap_err().contains("image/png"));
+        let elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0>\0";
+        assert!(decode_text(elf).is_err());
+        let noise: Vec<u8> = (0..4096u64)
+            .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8)
+            .collect();
+        assert!(decode_text(&noise).is_err());
+        let mut text = b"a perfectly ordinary sentence ".repeat(20);
+        text[100] = 0;
+        assert!(decode_text(&text).is_ok());
+    }
+}

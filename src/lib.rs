@@ -1,0 +1,30 @@
+//! cwtext: confidence-weighted online text classification.
+//!
+//! The crate is a chain of small pieces, each in its own module:
+//!
+//! * [`input`] turns any file's bytes into a [`input::Document`] (text decoding, email parsing);
+//! * [`pipeline`] turns a document into a hashed sparse [`features::FeatureVector`], one stage per
+//!   file, configured by a serde value that is stored in every model;
+//! * [`learner`] holds the multi-class confidence-weighted learner (EMNLP 2009), split into the
+//!   update rule, the covariance projection and the constraint strategy;
+//! * [`probability`] turns the weight Gaussian into per-label probabilities;
+//! * [`model`] reads and writes the versioned model file;
+//! * [`corpus`], [`train`], [`metrics`] and [`route`] are the batch jobs the CLI runs;
+//! * [`cli`] is the command-line layer: argument structs and one `run` per subcommand.
+//!
+//! `main.rs` only parses the arguments and dispatches to [`cli::run`].
+
+pub mod cli;
+pub mod corpus;
+pub mod error;
+pub mod features;
+pub mod input;
+pub mod learner;
+pub mod metrics;
+pub mod model;
+pub mod pipeline;
+pub mod probability;
+pub mod route;
+pub mod train;
+
+pub use error::{Error, Result};

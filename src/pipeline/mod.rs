@@ -1,0 +1,283 @@
+//! The text pipeline: document → tokens → filtered tokens → n-gram hashes → buckets → values.
+//!
+//! The pipeline is *data*: [`PipelineConfig`] is a serde value saved in every model, and
+//! [`Pipeline::new`] builds the stages from it, so `classify` always runs exactly the pipeline the
+//! model was trained with. Each stage kind is one small trait in its own file
+//! ([`tokenizer::Tokenizer`], [`filter::TokenFilter`]); hashing ([`hash`]) is frozen.
+
+pub mod filter;
+pub mod hash;
+pub mod ngrams;
+pub mod stem;
+pub mod stopwords;
+pub mod tokenizer;
+pub mod weighting;
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::features::FeatureVector;
+use crate::input::{Document, EmailHeaders};
+use filter::{FilterConfig, TokenFilter};
+use hash::{bucket, token_hash, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
+use ngrams::Ngrams;
+use tokenizer::{Tokenizer, TokenizerConfig};
+use weighting::{ValueConfig, ValueKind};
+
+/// The range of `hash_bits`: below 2^16 buckets bigrams collide too much to be useful; above
+/// 2^26 a 20-label model would need gigabytes.
+pub const HASH_BITS_RANGE: std::ops::RangeInclusive<u8> = 16..=26;
+
+/// The whole configured pipeline, as stored in the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelineConfig {
+    pub tokenizer: TokenizerConfig,
+    pub filters: Vec<FilterConfig>,
+    /// 1 = unigrams, 2 = unigrams and bigrams, 3 = up to trigrams.
+    pub max_ngram: usize,
+    /// Features are hashed into 2^hash_bits buckets.
+    pub hash_bits: u8,
+    pub values: ValueConfig,
+    /// Add a constant feature so that each label learns a prior.
+    pub bias: bool,
+    /// Give email Subject, From and To header-prefixed features of their own.
+    pub email_headers: bool,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            tokenizer: TokenizerConfig::UnicodeWords,
+            filters: vec![
+                FilterConfig::Lowercase,
+                FilterConfig::MaxLength { chars: 40 },
+            ],
+            max_ngram: 2,
+            hash_bits: 20,
+            values: ValueConfig {
+                kind: ValueKind::LogTf,
+                l2_normalize: true,
+            },
+            bias: true,
+            email_headers: true,
+        }
+    }
+}
+
+impl PipelineConfig {
+    /// Checks every setting, naming the bad value.
+    pub fn validate(&self) -> Result<()> {
+        if !HASH_BITS_RANGE.contains(&self.hash_bits) {
+            return Err(Error::InvalidSetting(format!(
+                "hash bits must be in [{}, {}], but is {}",
+                HASH_BITS_RANGE.start(),
+                HASH_BITS_RANGE.end(),
+                self.hash_bits
+            )));
+        }
+        if !(1..=3).contains(&self.max_ngram) {
+            return Err(Error::InvalidSetting(format!(
+                "n-gram order must be 1, 2 or 3, but is {}",
+                self.max_ngram
+            )));
+        }
+        self.filters.iter().try_for_each(FilterConfig::validate)
+    }
+
+    /// The number of hash buckets.
+    pub fn buckets(&self) -> usize {
+        1 << self.hash_bits
+    }
+
+    /// The dimension of the feature space: the buckets plus the bias feature.
+    pub fn dimension(&self) -> usize {
+        self.buckets() + 1
+    }
+}
+
+/// A built pipeline. Not shared between threads: each thread builds its own (stemming keeps a
+/// cache, and the scratch buffers are reused from document to document).
+pub struct Pipeline {
+    config: PipelineConfig,
+    tokenizer: Box<dyn Tokenizer>,
+    filters: Vec<Box<dyn TokenFilter>>,
+    ngrams: Ngrams,
+    tokens: Vec<u64>,
+    grams: Vec<u64>,
+    buckets: Vec<u32>,
+}
+
+impl Pipeline {
+    /// Validates the configuration and builds its stages.
+    pub fn new(config: &PipelineConfig) -> Result<Self> {
+        config.validate()?;
+        Ok(Pipeline {
+            tokenizer: config.tokenizer.build(),
+            filters: config.filters.iter().map(FilterConfig::build).collect(),
+            ngrams: Ngrams {
+                max_n: config.max_ngram,
+            },
+            config: config.clone(),
+            tokens: Vec::new(),
+            grams: Vec::new(),
+            buckets: Vec::new(),
+        })
+    }
+
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// The document's feature vector; `None` when it has no word at all (only the bias).
+    pub fn features(&mut self, doc: &Document) -> Option<FeatureVector> {
+        self.grams.clear();
+        self.tokens.clear();
+        self.push_tokens(&doc.body, NS_BODY);
+        self.ngrams.generate(&self.tokens, &mut self.grams);
+        if self.config.email_headers {
+            if let Some(headers) = &doc.headers {
+                self.push_header_features(headers);
+            }
+        }
+        if self.grams.is_empty() {
+            return None;
+        }
+        let bits = self.config.hash_bits;
+        self.buckets.clear();
+        self.buckets
+            .extend(self.grams.iter().map(|&h| bucket(h, bits)));
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        self.config
+            .values
+            .weigh(&mut self.buckets, &mut indices, &mut values);
+        if self.config.bias {
+            indices.push(self.config.buckets() as u32);
+            values.push(1.0);
+        }
+        Some(FeatureVector::new(self.config.dimension(), indices, values))
+    }
+
+    /// Tokenises and filters `text`, pushing token hashes in `namespace` onto `self.tokens`.
+    fn push_tokens(&mut self, text: &str, namespace: u8) {
+        let filters = &mut self.filters;
+        let tokens = &mut self.tokens;
+        self.tokenizer.tokenize(text, &mut |word| {
+            let mut token = Cow::Borrowed(word);
+            for f in filters.iter_mut() {
+                match f.filter(token) {
+                    Some(t) => token = t,
+                    None => return,
+                }
+            }
+            tokens.push(token_hash(namespace, &token));
+        });
+    }
+
+    /// Subject words (unigrams), and the full address plus every parent domain of each sender
+    /// and recipient, each in its own namespace.
+    fn push_header_features(&mut self, headers: &EmailHeaders) {
+        self.tokens.clear();
+        self.push_tokens(&headers.subject, NS_SUBJECT);
+        self.grams.extend_from_slice(&self.tokens);
+        for (namespace, addresses) in [(NS_FROM, &headers.from), (NS_TO, &headers.to)] {
+            for address in addresses {
+                self.grams.push(token_hash(namespace, address));
+                let mut domain = address.rsplit_once('@').map_or("", |(_, d)| d);
+                while domain.contains('.') {
+                    self.grams.push(token_hash(namespace, domain));
+                    domain = domain.split_once('.').map_or("", |(_, rest)| rest);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::parse_bytes;
+
+    fn features(config: &PipelineConfig, text: &[u8]) -> Option<FeatureVector> {
+        Pipeline::new(config)
+            .unwrap()
+            .features(&parse_bytes(text).unwrap())
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let mut config = PipelineConfig::default();
+        config.filters.push(FilterConfig::StopWords {
+            name: "english".into(),
+            words: stopwords::load("english").unwrap(),
+        });
+        config.filters.push(FilterConfig::Stem {
+            language: stem::StemLanguage::English,
+        });
+        let json = serde_json::to_string(&config).unwrap();
+        let back: PipelineConfig = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, config);
+        assert!(json.contains("\"type\":\"stop_words\""), "{json}");
+    }
+
+    #[test]
+    fn unigrams_bigrams_and_bias() {
+        let mut config = PipelineConfig::default();
+        config.values = ValueConfig {
+            kind: ValueKind::Tf,
+            l2_normalize: false,
+        };
+        let x = features(&config, b"Space space SHUTTLE").unwrap();
+        // space(2), shuttle(1), "space space"(1), "space shuttle"(1), bias(1).
+        assert_eq!(x.nnz(), 5);
+        assert_eq!(x.data().iter().sum::<f32>(), 6.0);
+        assert_eq!(*x.indices().last().unwrap(), 1 << 20);
+        let space = bucket(token_hash(NS_BODY, "space"), 20);
+        assert_eq!(x.get(space as usize), Some(&2.0));
+    }
+
+    #[test]
+    fn l2_normalised_document_has_unit_norm_before_bias() {
+        let x = features(&PipelineConfig::default(), b"one two three two").unwrap();
+        let norm: f32 = x.data()[..x.nnz() - 1].iter().map(|v| v * v).sum();
+        assert!((norm - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn empty_and_punctuation_only_documents_have_no_features() {
+        assert!(features(&PipelineConfig::default(), b"").is_none());
+        assert!(features(&PipelineConfig::default(), b"  \n\t ... !!! ").is_none());
+    }
+
+    #[test]
+    fn email_headers_get_their_own_namespaces() {
+        let mut config = PipelineConfig::default();
+        config.max_ngram = 1;
+        let mail = b"From: Bob <bob@mail.example.com>\nTo: x@y.org\nSubject: Offer\n\nhello\n";
+        let x = features(&config, mail).unwrap();
+        for (ns, token) in [
+            (NS_SUBJECT, "offer"),
+            (NS_BODY, "offer"),
+            (NS_BODY, "hello"),
+            (NS_FROM, "bob@mail.example.com"),
+            (NS_FROM, "mail.example.com"),
+            (NS_FROM, "example.com"),
+            (NS_TO, "y.org"),
+        ] {
+            let b = bucket(token_hash(ns, token), config.hash_bits) as usize;
+            assert!(x.get(b).is_some(), "missing {ns}:{token}");
+        }
+        config.email_headers = false;
+        let plain = features(&config, mail).unwrap();
+        assert!(plain.nnz() < x.nnz());
+    }
+
+    #[test]
+    fn settings_are_validated_with_the_bad_value() {
+        let mut config = PipelineConfig::default();
+        config.hash_bits = 30;
+        let err = Pipeline::new(&config).err().unwrap().to_string();
+        assert!(err.contains("[16, 26], but is 30"), "{err}");
+    }
+}

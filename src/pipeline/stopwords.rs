@@ -1,0 +1,89 @@
+//! Stop words: lists under `resources/stopwords/<name>.txt`, embedded in the binary, or any
+//! file a user names. One word a line; `#` starts a comment.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use fxhash::FxHashSet;
+
+use super::filter::TokenFilter;
+use crate::error::{Error, Result};
+
+/// The built-in lists, by name.
+const BUILTIN: &[(&str, &str)] = &[(
+    "english",
+    include_str!("../../resources/stopwords/english.txt"),
+)];
+
+/// Names of the built-in lists.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(name, _)| *name).collect()
+}
+
+/// Parses a list: one word a line, `#` comments, blank lines ignored, words lowercased.
+pub fn parse_list(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Loads a built-in list by name, or a list from a file when `name_or_path` names one.
+pub fn load(name_or_path: &str) -> Result<Vec<String>> {
+    if let Some((_, text)) = BUILTIN.iter().find(|(name, _)| *name == name_or_path) {
+        return Ok(parse_list(text));
+    }
+    let path = Path::new(name_or_path);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        return Ok(parse_list(&text));
+    }
+    Err(Error::InvalidSetting(format!(
+        "stop words {name_or_path:?} is neither a built-in list ({}) nor a file",
+        builtin_names().join(", ")
+    )))
+}
+
+/// Drops the words of a list (compare after lowercasing: put `Lowercase` first).
+pub struct StopWords(FxHashSet<String>);
+
+impl StopWords {
+    pub fn new(words: &[String]) -> Self {
+        StopWords(words.iter().cloned().collect())
+    }
+}
+
+impl TokenFilter for StopWords {
+    fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>> {
+        (!self.0.contains(token.as_ref())).then_some(token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_list_loads_and_filters() {
+        let words = load("english").unwrap();
+        assert_eq!(words.len(), 174);
+        let mut f = StopWords::new(&words);
+        assert!(f.filter(Cow::Borrowed("the")).is_none());
+        assert!(f.filter(Cow::Borrowed("don't")).is_none());
+        assert!(f.filter(Cow::Borrowed("space")).is_some());
+    }
+
+    #[test]
+    fn unknown_list_is_a_clear_error() {
+        let err = load("klingon").unwrap_err().to_string();
+        assert!(
+            err.contains("\"klingon\"") && err.contains("english"),
+            "{err}"
+        );
+    }
+}
