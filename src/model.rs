@@ -1,1 +1,330 @@
+//! The model file: everything `classify` needs to run exactly what was trained.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 0..8 | magic `\x89CWTEXT\n` (the high byte and newline catch text-mode mangling) |
+//! | 8..12 | format version (u32) |
+//! | 12..16 | header length H (u32) |
+//! | 16..16+H | header: JSON ([`ModelHeader`]: pipeline, labels, learner settings, statistics, weight layout) |
+//! | … | zero padding to a multiple of 64 bytes, so that the weights can be memory-mapped aligned |
+//! | … | weights, `[feature][label][μ, σ]`, f32 or f16 |
+//! | last 4 | CRC-32 of every byte before it |
+//!
+//! Files are written to a temporary file in the target's directory and renamed over it, so a
+//! reader or a crash never sees half a model.
 
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ModelError, Result};
+use crate::features::FeatureVector;
+use crate::learner::weights::WeightTable;
+use crate::learner::{CwConfig, Learner, MulticlassCw, ScoreGaussian};
+use crate::pipeline::PipelineConfig;
+
+pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
+pub const FORMAT_VERSION: u32 = 1;
+const ALIGN: usize = 64;
+const PREFIX: usize = 16;
+
+/// How the weights are stored on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum WeightEncoding {
+    /// 4 bytes a value: exactly what was trained.
+    F32,
+    /// 2 bytes a value (IEEE half precision): half the size, about three significant digits.
+    F16,
+}
+
+impl WeightEncoding {
+    fn width(self) -> usize {
+        match self {
+            WeightEncoding::F32 => 4,
+            WeightEncoding::F16 => 2,
+        }
+    }
+}
+
+/// The learner's settings, tagged by algorithm so that later learners can join.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "algorithm", rename_all = "snake_case")]
+pub enum LearnerConfig {
+    /// Multi-class confidence-weighted learning (EMNLP 2009).
+    Cw(CwConfig),
+}
+
+/// What training saw. Nothing time-dependent is stored, so the same data and seed give the same
+/// bytes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingStats {
+    pub documents: usize,
+    /// Documents per label, indexed like the labels.
+    pub label_documents: Vec<usize>,
+    /// Hash buckets that some training document used.
+    pub distinct_features: usize,
+    pub epochs: usize,
+    /// Online (progressive) accuracy of each epoch: predictions made before each update.
+    pub epoch_accuracy: Vec<f64>,
+    pub seed: u64,
+    /// Files skipped (binary, unreadable or without words).
+    pub skipped: usize,
+}
+
+/// The JSON header of a model file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelHeader {
+    /// The cwtext version that wrote the file (for messages only).
+    pub cwtext_version: String,
+    pub pipeline: PipelineConfig,
+    pub labels: Vec<String>,
+    pub learner: LearnerConfig,
+    pub training: TrainingStats,
+    pub encoding: WeightEncoding,
+    /// Rows of the weight table (the feature dimension, bias included).
+    pub features: usize,
+}
+
+/// A trained model: header and learner.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub header: ModelHeader,
+    pub learner: MulticlassCw,
+}
+
+impl Model {
+    pub fn labels(&self) -> &[String] {
+        &self.header.labels
+    }
+
+    pub fn pipeline(&self) -> &PipelineConfig {
+        &self.header.pipeline
+    }
+
+    /// Mean scores of every label.
+    pub fn scores(&self, x: &FeatureVector) -> Vec<f64> {
+        self.learner.scores(x)
+    }
+
+    pub fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
+        self.learner.score_gaussians(x)
+    }
+
+    /// Serialises the model into bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let header = serde_json::to_vec(&self.header).expect("the header serialises");
+        let weights = self.learner.weights().raw();
+        let start = padded(PREFIX + header.len());
+        let mut out = Vec::with_capacity(start + weights.len() * self.header.encoding.width() + 4);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        out.resize(start, 0);
+        match self.header.encoding {
+            WeightEncoding::F32 => weights
+                .iter()
+                .for_each(|w| out.extend_from_slice(&w.to_le_bytes())),
+            WeightEncoding::F16 => weights
+                .iter()
+                .for_each(|w| out.extend_from_slice(&half::f16::from_f32(*w).to_le_bytes())),
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Parses a model from bytes; `origin` names the source in errors.
+    pub fn from_bytes(bytes: &[u8], origin: &Path) -> Result<Model> {
+        let fail = |kind: ModelError| Error::Model {
+            path: origin.to_path_buf(),
+            kind,
+        };
+        if bytes.len() < PREFIX || bytes[..8] != MAGIC {
+            // A prefix of the magic is a truncated model, anything else is not a model.
+            let n = bytes.len().min(8);
+            return Err(fail(if bytes[..n] == MAGIC[..n] && n > 0 {
+                ModelError::Truncated {
+                    expected: PREFIX as u64,
+                    found: bytes.len() as u64,
+                }
+            } else {
+                ModelError::NotAModel
+            }));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        if version > FORMAT_VERSION {
+            return Err(fail(ModelError::NewerVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            }));
+        }
+        if version < FORMAT_VERSION {
+            return Err(fail(ModelError::OlderVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            }));
+        }
+        let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let truncated = |expected: usize| {
+            fail(ModelError::Truncated {
+                expected: expected as u64,
+                found: bytes.len() as u64,
+            })
+        };
+        if bytes.len() < PREFIX + header_len + 4 {
+            return Err(truncated(PREFIX + header_len + 4));
+        }
+        let header: ModelHeader = serde_json::from_slice(&bytes[PREFIX..PREFIX + header_len])
+            .map_err(|e| fail(ModelError::Corrupted(format!("unreadable header: {e}"))))?;
+        let labels = header.labels.len();
+        let values = header
+            .features
+            .checked_mul(labels)
+            .and_then(|n| n.checked_mul(2))
+            .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
+        let start = padded(PREFIX + header_len);
+        let expected = values
+            .checked_mul(header.encoding.width())
+            .and_then(|n| n.checked_add(start + 4))
+            .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
+        if bytes.len() < expected {
+            return Err(truncated(expected));
+        }
+        if bytes.len() > expected {
+            return Err(fail(ModelError::Corrupted(format!(
+                "{} unexpected bytes after the end of the model",
+                bytes.len() - expected
+            ))));
+        }
+        let (body, crc) = bytes.split_at(expected - 4);
+        let stored = u32::from_le_bytes(crc.try_into().unwrap());
+        let actual = crc32fast::hash(body);
+        if stored != actual {
+            return Err(fail(ModelError::Corrupted(format!(
+                "checksum mismatch (stored {stored:08x}, computed {actual:08x})"
+            ))));
+        }
+        let data = &body[start..];
+        let weights: Vec<f32> = match header.encoding {
+            WeightEncoding::F32 => data
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+            WeightEncoding::F16 => data
+                .chunks_exact(2)
+                .map(|c| half::f16::from_le_bytes(c.try_into().unwrap()).to_f32())
+                .collect(),
+        };
+        header
+            .pipeline
+            .validate()
+            .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
+        if header.features != header.pipeline.dimension() || labels == 0 {
+            return Err(fail(ModelError::Corrupted(
+                "weight table does not match the pipeline".into(),
+            )));
+        }
+        let LearnerConfig::Cw(config) = header.learner.clone();
+        let params = config
+            .validate()
+            .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
+        let table = WeightTable::from_raw(header.features, labels, weights)
+            .expect("size checked above");
+        Ok(Model {
+            learner: MulticlassCw::from_weights(params, table),
+            header,
+        })
+    }
+
+    /// Reads a model file.
+    pub fn load(path: &Path) -> Result<Model> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Model::from_bytes(&bytes, path)
+    }
+
+    /// Writes the model atomically: a temporary file beside `path`, flushed, then renamed.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let io = |e| Error::io(path, e);
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".cwtext-model-")
+            .tempfile_in(dir)
+            .map_err(io)?;
+        tmp.write_all(&self.to_bytes()).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+}
+
+fn padded(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learner::CwConfig;
+
+    fn model(encoding: WeightEncoding) -> Model {
+        let mut pipeline = PipelineConfig::default();
+        pipeline.hash_bits = 16;
+        let params = CwConfig::default().validate().unwrap();
+        let mut learner = MulticlassCw::new(params, pipeline.dimension(), 2);
+        let x = FeatureVector::new(pipeline.dimension(), vec![3, 65536], vec![0.5, 1.0]);
+        learner.learn(&x, 1);
+        Model {
+            header: ModelHeader {
+                cwtext_version: "test".into(),
+                features: pipeline.dimension(),
+                pipeline,
+                labels: vec!["a".into(), "b".into()],
+                learner: LearnerConfig::Cw(CwConfig::default()),
+                training: TrainingStats::default(),
+                encoding,
+            },
+            learner,
+        }
+    }
+
+    #[test]
+    fn round_trip_f32_is_exact() {
+        let m = model(WeightEncoding::F32);
+        let bytes = m.to_bytes();
+        assert_eq!(Model::from_bytes(&bytes, Path::new("m")).unwrap(), m);
+        assert_eq!(bytes.len() % 4, 0);
+    }
+
+    #[test]
+    fn round_trip_f16_is_close() {
+        let m = model(WeightEncoding::F16);
+        let back = Model::from_bytes(&m.to_bytes(), Path::new("m")).unwrap();
+        for (a, b) in m.learner.weights().raw().iter().zip(back.learner.weights().raw()) {
+            assert!((a - b).abs() <= a.abs() * 1e-3, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_the_reason() {
+        let bytes = model(WeightEncoding::F32).to_bytes();
+        let err = |b: &[u8]| Model::from_bytes(b, Path::new("m.cwm")).unwrap_err().to_string();
+        assert!(err(&bytes[..bytes.len() - 10]).contains("truncated model file"));
+        assert!(err(&bytes[..5]).contains("truncated"));
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 0x10;
+        assert!(err(&flipped).contains("checksum mismatch"), "{}", err(&flipped));
+        let mut newer = bytes.clone();
+        newer[8] = 9;
+        assert!(err(&newer).contains("version 9 is newer"));
+        assert!(err(b"hello world, this is not a model").contains("not a cwtext model"));
+        assert!(err(b"").starts_with("m.cwm: "));
+    }
+}

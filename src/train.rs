@@ -1,1 +1,171 @@
+//! Training: read and featurise a labelled corpus once (in parallel, in a fixed order), then run
+//! the online learner over it for several epochs, reshuffled each epoch from the seed. Holding the
+//! sparse vectors instead of the texts keeps memory small and makes later epochs cheap.
 
+use std::path::{Path, PathBuf};
+
+use indicatif::ProgressBar;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::corpus::LabelledCorpus;
+use crate::error::{Error, Result};
+use crate::features::FeatureVector;
+use crate::input::read_document;
+use crate::learner::{CwConfig, Learner, MulticlassCw};
+use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
+use crate::pipeline::{Pipeline, PipelineConfig};
+
+/// The most epochs a run may ask for.
+pub const MAX_EPOCHS: usize = 1000;
+
+/// Everything a training run needs besides the data.
+#[derive(Debug, Clone)]
+pub struct TrainSettings {
+    pub pipeline: PipelineConfig,
+    pub learner: CwConfig,
+    pub epochs: usize,
+    pub seed: u64,
+    pub encoding: WeightEncoding,
+}
+
+/// One featurised training document.
+#[derive(Debug, Clone)]
+pub struct Example {
+    pub x: FeatureVector,
+    pub label: usize,
+}
+
+/// Reads one file and runs the pipeline on it. A document without any word is an error, since
+/// nothing can be learned from or said about it.
+pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVector> {
+    let doc = read_document(path)?;
+    pipeline.features(&doc).ok_or_else(|| Error::EmptyDocument {
+        path: path.to_path_buf(),
+    })
+}
+
+/// Featurises files in parallel; results come back in the input order, so the outcome does not
+/// depend on the number of threads.
+pub fn featurize_files<T: Sync>(
+    items: &[T],
+    path_of: impl Fn(&T) -> &PathBuf + Sync,
+    config: &PipelineConfig,
+    progress: &ProgressBar,
+) -> Result<Vec<Result<FeatureVector>>> {
+    // Validate once up front so that worker threads cannot fail on the configuration.
+    Pipeline::new(config)?;
+    Ok(items
+        .par_iter()
+        .map_init(
+            || Pipeline::new(config).expect("validated above"),
+            |pipeline, item| {
+                let result = featurize_file(pipeline, path_of(item));
+                progress.inc(1);
+                result
+            },
+        )
+        .collect())
+}
+
+/// Featurises a labelled corpus; per-file problems are returned as skipped errors.
+pub fn featurize_corpus(
+    corpus: &LabelledCorpus,
+    config: &PipelineConfig,
+    progress: &ProgressBar,
+) -> Result<(Vec<Example>, Vec<Error>)> {
+    progress.set_length(corpus.files.len() as u64);
+    progress.set_message("reading");
+    let results = featurize_files(&corpus.files, |(p, _)| p, config, progress)?;
+    let mut examples = Vec::with_capacity(results.len());
+    let mut skipped = Vec::new();
+    for (result, (_, label)) in results.into_iter().zip(&corpus.files) {
+        match result {
+            Ok(x) => examples.push(Example { x, label: *label }),
+            Err(e) if e.is_skippable() => skipped.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((examples, skipped))
+}
+
+/// Trains a model on featurised examples.
+pub fn train_examples(
+    examples: &[Example],
+    labels: Vec<String>,
+    settings: &TrainSettings,
+    progress: &ProgressBar,
+) -> Result<Model> {
+    if !(1..=MAX_EPOCHS).contains(&settings.epochs) {
+        return Err(Error::InvalidSetting(format!(
+            "epochs must be in [1, {MAX_EPOCHS}], but is {}",
+            settings.epochs
+        )));
+    }
+    settings.pipeline.validate()?;
+    let params = settings.learner.clone().validate()?;
+    let dimension = settings.pipeline.dimension();
+    let mut learner = MulticlassCw::new(params, dimension, labels.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    let mut epoch_accuracy = Vec::with_capacity(settings.epochs);
+    progress.set_length((examples.len() * settings.epochs) as u64);
+    progress.set_position(0);
+    for epoch in 0..settings.epochs {
+        progress.set_message(format!("epoch {}/{}", epoch + 1, settings.epochs));
+        order.shuffle(&mut rng);
+        let mut mistakes = 0usize;
+        for &i in &order {
+            mistakes += usize::from(learner.learn(&examples[i].x, examples[i].label));
+            progress.inc(1);
+        }
+        epoch_accuracy.push(1.0 - mistakes as f64 / examples.len().max(1) as f64);
+    }
+    let mut label_documents = vec![0; labels.len()];
+    let mut used = vec![false; dimension];
+    for e in examples {
+        label_documents[e.label] += 1;
+        e.x.indices().iter().for_each(|&j| used[j as usize] = true);
+    }
+    let bias = usize::from(settings.pipeline.bias);
+    Ok(Model {
+        header: ModelHeader {
+            cwtext_version: env!("CARGO_PKG_VERSION").to_string(),
+            pipeline: settings.pipeline.clone(),
+            labels,
+            learner: LearnerConfig::Cw(settings.learner.clone()),
+            training: TrainingStats {
+                documents: examples.len(),
+                label_documents,
+                distinct_features: used.iter().filter(|&&u| u).count() - bias,
+                epochs: settings.epochs,
+                epoch_accuracy,
+                seed: settings.seed,
+                skipped: 0,
+            },
+            encoding: settings.encoding,
+            features: dimension,
+        },
+        learner,
+    })
+}
+
+/// Featurises a corpus and trains on it. Returns the model and the files that were skipped.
+pub fn train_corpus(
+    corpus: &LabelledCorpus,
+    settings: &TrainSettings,
+    progress: &ProgressBar,
+) -> Result<(Model, Vec<Error>)> {
+    let (examples, skipped) = featurize_corpus(corpus, &settings.pipeline, progress)?;
+    if examples.is_empty() {
+        return Err(Error::InvalidSetting(format!(
+            "none of the {} files could be read as a document with words",
+            corpus.files.len()
+        )));
+    }
+    let mut model = train_examples(&examples, corpus.labels.clone(), settings, progress)?;
+    model.header.training.skipped = skipped.len();
+    Ok((model, skipped))
+}
