@@ -89,6 +89,14 @@ pub struct ModelHeader {
     pub features: usize,
 }
 
+/// What the model says about one document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// Index of the best label.
+    pub label: usize,
+    pub distribution: crate::probability::LabelDistribution,
+}
+
 /// A trained model: header and learner.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
@@ -112,6 +120,17 @@ impl Model {
 
     pub fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
         self.learner.score_gaussians(x)
+    }
+
+    /// The best label (argmax of the mean scores, the classifier the paper evaluates) and the
+    /// label distribution from `samples` Gibbs draws seeded with `seed`.
+    pub fn predict(&self, x: &FeatureVector, samples: usize, seed: u64) -> Prediction {
+        let gaussians = self.score_gaussians(x);
+        let scores: Vec<f64> = gaussians.iter().map(|g| g.mean).collect();
+        Prediction {
+            label: crate::learner::argmax(&scores),
+            distribution: crate::probability::sample_distribution(&gaussians, samples, seed),
+        }
     }
 
     /// Serialises the model into bytes.

@@ -1,1 +1,74 @@
+//! The command-line layer: one module per subcommand, each an argument struct (clap) turned into
+//! validated settings and a `run`. Only this layer uses `anyhow`; `main.rs` just calls [`run`].
 
+mod classify;
+mod common;
+mod eval;
+mod label;
+mod train;
+
+use clap::{Parser, Subcommand};
+
+pub use common::DEFAULT_MODEL;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  partial failure in batch modes (some files skipped; a summary says which)
+  2  usage or fatal error (bad arguments, unreadable model, nothing to do)
+
+A closed output pipe (e.g. `cwtext label DIR | head`) ends quietly with 0.";
+
+/// Confidence-weighted text classification: route mail, news and reviews into labels, with an
+/// honest probability for every label.
+#[derive(Debug, Parser)]
+#[command(name = "cwtext", version, after_help = EXIT_CODES, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    /// Worker threads for batch work (default: one per core).
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// No progress bars, warnings or summaries on stderr (errors are still printed).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Train a model on a folder-organised corpus DIR/<label>/<file>.
+    Train(train::TrainArgs),
+    /// Label documents (files or standard input) with per-label probabilities.
+    Classify(classify::ClassifyArgs),
+    /// Label every file below a directory, optionally copying or moving each into DEST/<label>/.
+    Label(label::LabelArgs),
+    /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
+    Eval(eval::EvalArgs),
+}
+
+/// How a successful run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything was processed.
+    Success,
+    /// Some inputs were skipped (exit code 1).
+    Partial,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    if let Some(n) = cli.threads {
+        anyhow::ensure!(n >= 1, "invalid setting: threads must be at least 1, but is 0");
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("cannot start {n} threads: {e}"))?;
+    }
+    let ui = common::Ui { quiet: cli.quiet };
+    match cli.command {
+        Command::Train(args) => train::run(args, &ui),
+        Command::Classify(args) => classify::run(args, &ui),
+        Command::Label(args) => label::run(args, &ui),
+        Command::Eval(args) => eval::run(args, &ui),
+    }
+}

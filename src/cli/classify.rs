@@ -1,0 +1,172 @@
+//! `cwtext classify [-m MODEL] [FILE…]`: the best label, then every label with its probability.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use super::common::{ModelArg, SamplingArgs, Ui};
+use super::Outcome;
+use crate::error::Error;
+use crate::input::parse_bytes;
+use crate::model::{Model, Prediction};
+use crate::pipeline::Pipeline;
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext classify < message.eml
+  cwtext classify -m mail.cwm inbox/1.eml inbox/2.eml --top 3
+  cwtext classify --format json < review.txt
+
+Output (text): the best label on the first line, then `probability  label` lines, best first,
+and the normalised entropy (0 = certain, 1 = uniform). With several files each block starts
+with `==> FILE <==`. json: one object per line with `file`, `label`, `probabilities` (label →
+probability, best first) and `entropy`. tsv: file, label, probability, entropy, then label and
+probability pairs.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Tsv,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct ClassifyArgs {
+    /// Documents to classify (standard input when none).
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArg,
+    /// List only the N most probable labels.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+}
+
+pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let model = args.model.load()?;
+    let mut pipeline = Pipeline::new(model.pipeline())?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.files.is_empty() {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+        let prediction = predict_bytes(&model, &mut pipeline, &bytes, Path::new("<stdin>"), &args)?;
+        write(&mut out, &model, "-", &prediction, &args, false)?;
+        out.flush()?;
+        return Ok(Outcome::Success);
+    }
+    let several = args.files.len() > 1;
+    let mut skipped = Vec::new();
+    for path in &args.files {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                skipped.push(Error::io(path, e));
+                continue;
+            }
+        };
+        match predict_bytes(&model, &mut pipeline, &bytes, path, &args) {
+            Ok(p) => write(&mut out, &model, &path.display().to_string(), &p, &args, several)?,
+            Err(e) if e.is_skippable() => skipped.push(e),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    out.flush()?;
+    if !several {
+        if let Some(e) = skipped.pop() {
+            return Err(e.into());
+        }
+    }
+    Ok(super::common::report_skipped(ui, &skipped))
+}
+
+fn predict_bytes(
+    model: &Model,
+    pipeline: &mut Pipeline,
+    bytes: &[u8],
+    path: &Path,
+    args: &ClassifyArgs,
+) -> Result<Prediction, Error> {
+    let doc = parse_bytes(bytes).map_err(|crate::input::ParseError::Binary(reason)| {
+        Error::Binary {
+            path: path.to_path_buf(),
+            reason,
+        }
+    })?;
+    let x = pipeline.features(&doc).ok_or_else(|| Error::EmptyDocument {
+        path: path.to_path_buf(),
+    })?;
+    Ok(model.predict(&x, args.sampling.samples as usize, args.sampling.seed))
+}
+
+/// Labels and probabilities, most probable first (ties: model order).
+fn ranked<'m>(model: &'m Model, p: &Prediction, top: Option<usize>) -> Vec<(&'m str, f64)> {
+    let probs = &p.distribution.probabilities;
+    let mut order: Vec<usize> = (0..probs.len()).collect();
+    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+    order.truncate(top.unwrap_or(usize::MAX));
+    order
+        .into_iter()
+        .map(|i| (model.labels()[i].as_str(), probs[i]))
+        .collect()
+}
+
+fn write(
+    out: &mut impl Write,
+    model: &Model,
+    name: &str,
+    p: &Prediction,
+    args: &ClassifyArgs,
+    several: bool,
+) -> std::io::Result<()> {
+    let label = &model.labels()[p.label];
+    let ranked = ranked(model, p, args.top);
+    match args.format {
+        Format::Text => {
+            if several {
+                writeln!(out, "==> {name} <==")?;
+            }
+            writeln!(out, "{label}")?;
+            for (l, prob) in &ranked {
+                writeln!(out, "  {prob:.4}  {l}")?;
+            }
+            writeln!(out, "  entropy {:.4}", p.distribution.entropy)?;
+        }
+        Format::Json => {
+            let probabilities: serde_json::Map<String, serde_json::Value> = ranked
+                .iter()
+                .map(|(l, prob)| (l.to_string(), json!(prob)))
+                .collect();
+            let obj = json!({
+                "file": name,
+                "label": label,
+                "probability": p.distribution.probabilities[p.label],
+                "probabilities": probabilities,
+                "entropy": p.distribution.entropy,
+            });
+            writeln!(out, "{obj}")?;
+        }
+        Format::Tsv => {
+            write!(
+                out,
+                "{name}\t{label}\t{:.4}\t{:.4}",
+                p.distribution.probabilities[p.label], p.distribution.entropy
+            )?;
+            for (l, prob) in &ranked {
+                write!(out, "\t{l}\t{prob:.4}")?;
+            }
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! What the subcommands share: loading the model (or the embedded default), file filters,
+//! progress bars and warnings on stderr.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::corpus::FileFilter;
+use crate::model::Model;
+
+/// The default model, trained on 20 Newsgroups (see `models/README.md`), built into the binary.
+pub static DEFAULT_MODEL: &[u8] = include_bytes!("../../models/default.cwm");
+
+/// How the default model is named in messages.
+pub const DEFAULT_MODEL_NAME: &str = "<embedded default model>";
+
+/// Where messages for people go.
+pub struct Ui {
+    pub quiet: bool,
+}
+
+impl Ui {
+    pub fn warn(&self, message: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("cwtext: warning: {message}");
+        }
+    }
+
+    pub fn info(&self, message: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    /// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
+    pub fn progress(&self, len: u64) -> ProgressBar {
+        if self.quiet {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg:>12} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})",
+            )
+            .expect("the template is valid")
+            .progress_chars("=> "),
+        );
+        bar
+    }
+}
+
+/// `-m/--model`, with the embedded default when absent.
+#[derive(Debug, Args)]
+pub struct ModelArg {
+    /// Model file (default: the embedded 20 Newsgroups model).
+    #[arg(short, long, value_name = "MODEL", env = "CWTEXT_MODEL")]
+    pub model: Option<PathBuf>,
+}
+
+impl ModelArg {
+    pub fn load(&self) -> anyhow::Result<Model> {
+        match &self.model {
+            Some(path) => Ok(Model::load(path)?),
+            None => Model::from_bytes(DEFAULT_MODEL, Path::new(DEFAULT_MODEL_NAME))
+                .context("the embedded default model is damaged; pass a model with -m"),
+        }
+    }
+}
+
+/// `--include` / `--exclude`.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Only read files whose name matches this glob (repeatable), e.g. 'train-*'.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip files whose name matches this glob (repeatable), e.g. '*.bak'.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+impl FilterArgs {
+    pub fn build(&self) -> anyhow::Result<FileFilter> {
+        Ok(FileFilter::new(&self.include, &self.exclude)?)
+    }
+}
+
+/// `--samples` and `--seed` of the Gibbs estimate.
+#[derive(Debug, Args)]
+pub struct SamplingArgs {
+    /// Gibbs samples per document for the label probabilities.
+    #[arg(long, value_name = "N", default_value_t = crate::probability::DEFAULT_SAMPLES as u64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub samples: u64,
+    /// Seed of the sampler (the same input and seed always give the same probabilities).
+    #[arg(long = "sample-seed", value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Prints skipped-file warnings and returns the outcome they imply.
+pub fn report_skipped(ui: &Ui, skipped: &[crate::Error]) -> super::Outcome {
+    for e in skipped {
+        ui.warn(format!("skipped {e}"));
+    }
+    if skipped.is_empty() {
+        super::Outcome::Success
+    } else {
+        ui.warn(format!("{} file(s) skipped", skipped.len()));
+        super::Outcome::Partial
+    }
+}

@@ -1,0 +1,127 @@
+//! `cwtext eval -m MODEL DIR`: accuracy, macro-F1, per-label scores, confusion matrix and mean
+//! normalised entropy on a labelled folder.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
+use super::Outcome;
+use crate::batch::classify_files;
+use crate::corpus::scan_labelled;
+use crate::metrics::{Evaluation, Evaluator};
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext eval -m 20ng.cwm 20ng/ --include 'test-*'
+  cwtext eval -m mail.cwm held-out/ --format json
+
+JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `per_label` (label, precision,
+recall, f1, support), `labels` and `confusion` (confusion[true][predicted], in `labels` order).";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct EvalArgs {
+    /// Labelled folder: DIR/<label>/**/<file>.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArg,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+}
+
+pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let model = args.model.load()?;
+    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    corpus.warnings.iter().for_each(|w| ui.warn(w));
+    let files: Vec<PathBuf> = corpus.files.iter().map(|(p, _)| p.clone()).collect();
+    let progress = ui.progress(files.len() as u64);
+    progress.set_message("evaluating");
+    let results = classify_files(
+        &model,
+        &files,
+        args.sampling.samples as usize,
+        args.sampling.seed,
+        &progress,
+    )?;
+    progress.finish_and_clear();
+    let mut evaluator = Evaluator::new(model.labels().to_vec());
+    let mut skipped = Vec::new();
+    for ((_, truth), result) in corpus.files.iter().zip(results) {
+        match result {
+            Ok(p) => {
+                let t = evaluator.label_index(&corpus.labels[*truth]);
+                evaluator.add(t, p.label, p.distribution.entropy);
+            }
+            Err(e) => skipped.push(e),
+        }
+    }
+    let report = evaluator.finish();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
+        Format::Text => write_text(&mut out, &report)?,
+    }
+    out.flush()?;
+    Ok(report_skipped(ui, &skipped))
+}
+
+fn write_text(out: &mut impl Write, r: &Evaluation) -> std::io::Result<()> {
+    writeln!(out, "documents     {}", r.documents)?;
+    writeln!(out, "accuracy      {:.4}", r.accuracy)?;
+    writeln!(out, "macro-F1      {:.4}", r.macro_f1)?;
+    writeln!(out, "mean entropy  {:.4}", r.mean_entropy)?;
+    let width = r.labels.iter().map(|l| l.len()).max().unwrap_or(5).max(5);
+    writeln!(out)?;
+    writeln!(
+        out,
+        "  # {:width$}  precision  recall  f1      support",
+        "label"
+    )?;
+    for (i, s) in r.per_label.iter().enumerate() {
+        writeln!(
+            out,
+            "{:>3} {:width$}  {:.4}     {:.4}  {:.4}  {}",
+            i + 1,
+            s.label,
+            s.precision,
+            s.recall,
+            s.f1,
+            s.support
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "confusion matrix (rows: true label #, columns: predicted label #)")?;
+    let cell = r
+        .confusion
+        .iter()
+        .flatten()
+        .max()
+        .map_or(1, |m| m.to_string().len())
+        .max(r.labels.len().to_string().len());
+    write!(out, "   ")?;
+    for j in 0..r.labels.len() {
+        write!(out, " {:>cell$}", j + 1)?;
+    }
+    writeln!(out)?;
+    for (i, row) in r.confusion.iter().enumerate() {
+        write!(out, "{:>3}", i + 1)?;
+        for n in row {
+            write!(out, " {n:>cell$}")?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! `cwtext label DIR`: one line per file (path, label, probability), optionally routing each
+//! file into DEST/<label>/ (or DEST/_unsure/ below --min-prob).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
+use super::Outcome;
+use crate::batch::classify_files;
+use crate::corpus::list_files;
+use crate::route::{route_file, RouteMode, UNSURE};
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext label inbox/ -m mail.cwm -o labels.tsv
+  cwtext label downloads/ --copy-to sorted/ --min-prob 0.8
+  cwtext label archive/ -o labels.jsonl --include '*.eml'
+
+Each line: path, label, probability (TSV), or a JSON object with `file`, `label`,
+`probability` and `entropy` (JSON lines: -o *.jsonl or --format jsonl). Files are never
+overwritten when routed: a taken name gets a -1, -2 … suffix.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Tsv,
+    Jsonl,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct LabelArgs {
+    /// Directory to label (recursively), or a single file.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArg,
+    /// Write the labels here (TSV, or JSON lines when the name ends in .jsonl) instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Output format (default: from the -o extension, else tsv).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Copy each file into DEST/<label>/.
+    #[arg(long, value_name = "DEST", conflicts_with = "move_to")]
+    pub copy_to: Option<PathBuf>,
+    /// Move each file into DEST/<label>/.
+    #[arg(long, value_name = "DEST")]
+    pub move_to: Option<PathBuf>,
+    /// Route files whose best probability is below P into DEST/_unsure/.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub min_prob: f64,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+}
+
+pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    anyhow::ensure!(
+        (0.0..=1.0).contains(&args.min_prob),
+        "invalid setting: --min-prob must be in [0, 1], but is {}",
+        args.min_prob
+    );
+    let model = args.model.load()?;
+    let list = list_files(&args.dir, &args.filter.build()?)?;
+    list.warnings.iter().for_each(|w| ui.warn(w));
+    let route = match (&args.copy_to, &args.move_to) {
+        (Some(d), _) => Some((d.clone(), RouteMode::Copy)),
+        (_, Some(d)) => Some((d.clone(), RouteMode::Move)),
+        _ => None,
+    };
+    let format = args.format.unwrap_or(
+        match args.output.as_ref().and_then(|p| p.extension()) {
+            Some(e) if e == "jsonl" => Format::Jsonl,
+            _ => Format::Tsv,
+        },
+    );
+    let progress = ui.progress(list.files.len() as u64);
+    progress.set_message("labelling");
+    let results = classify_files(
+        &model,
+        &list.files,
+        args.sampling.samples as usize,
+        args.sampling.seed,
+        &progress,
+    )?;
+    progress.finish_and_clear();
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut skipped = Vec::new();
+    for (path, result) in list.files.iter().zip(results) {
+        let p = match result {
+            Ok(p) => p,
+            Err(e) => {
+                skipped.push(e);
+                continue;
+            }
+        };
+        let label = model.labels()[p.label].as_str();
+        let prob = p.distribution.probabilities[p.label];
+        match format {
+            Format::Tsv => writeln!(out, "{}\t{label}\t{prob:.4}", path.display())?,
+            Format::Jsonl => writeln!(
+                out,
+                "{}",
+                json!({"file": path.display().to_string(), "label": label,
+                       "probability": prob, "entropy": p.distribution.entropy})
+            )?,
+        }
+        let folder = if prob < args.min_prob { UNSURE } else { label };
+        if let Some((dest, mode)) = &route {
+            if let Err(e) = route_file(path, &dest.join(folder), *mode) {
+                skipped.push(e);
+                continue;
+            }
+        }
+        *counts.entry(folder).or_default() += 1;
+    }
+    out.flush()?;
+    let total: usize = counts.values().sum();
+    let summary: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    ui.info(format!("labelled {total} files: {}", summary.join(", ")));
+    Ok(report_skipped(ui, &skipped))
+}

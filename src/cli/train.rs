@@ -1,0 +1,177 @@
+//! `cwtext train DIR -o MODEL`.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use super::common::{FilterArgs, Ui};
+use super::Outcome;
+use crate::corpus::scan_labelled;
+use crate::learner::{ConstraintKind, CwConfig, ProjectionKind, RuleKind};
+use crate::model::WeightEncoding;
+use crate::pipeline::filter::FilterConfig;
+use crate::pipeline::stem::StemLanguage;
+use crate::pipeline::weighting::{ValueConfig, ValueKind};
+use crate::pipeline::{stopwords, PipelineConfig};
+use crate::train::{train_corpus, TrainSettings};
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext train corpus/ -o news.cwm
+  cwtext train 20ng/ --include 'train-*' -o 20ng.cwm --epochs 10 --seed 7
+  cwtext train mail/ -o mail.cwm --stopwords english --stem english --hash-bits 18";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct TrainArgs {
+    /// Corpus root: DIR/<label>/**/<file>, one folder per label.
+    pub dir: PathBuf,
+    /// Where to write the model (atomically: an existing file is replaced only when done).
+    #[arg(short, long, value_name = "MODEL")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Seed of the per-epoch shuffle: the same data, options and seed give the same model bytes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Passes over the training data.
+    #[arg(long, default_value_t = 5)]
+    pub epochs: usize,
+    /// Confidence η in (0.5, 1): each constraint must hold with this probability.
+    #[arg(long, default_value_t = CwConfig::default().eta)]
+    pub eta: f64,
+    /// Update rule.
+    #[arg(long, value_enum, default_value_t = RuleKind::Stdev)]
+    pub rule: RuleKind,
+    /// Covariance projection.
+    #[arg(long, value_enum, default_value_t = ProjectionKind::Kl)]
+    pub projection: ProjectionKind,
+    /// Constraint strategy: single (k = 1) or sequential k-best.
+    #[arg(long, value_enum, default_value_t = ConstraintKind::Single)]
+    pub constraints: ConstraintKind,
+    /// Competing labels per example for sequential constraints (default 1; 5 is the paper's).
+    #[arg(short, long)]
+    pub k: Option<usize>,
+    /// Prior variance a of every weight (Σ₁ = a·I).
+    #[arg(long, default_value_t = 1.0, value_name = "A")]
+    pub initial_variance: f64,
+    /// Hash features into 2^B buckets (16..=26).
+    #[arg(long, default_value_t = PipelineConfig::default().hash_bits, value_name = "B")]
+    pub hash_bits: u8,
+    /// Longest n-gram: 1 = words only, 2 = words and bigrams, 3 = up to trigrams.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub ngrams: usize,
+    /// Feature values.
+    #[arg(long, value_enum, default_value_t = ValueKind::LogTf)]
+    pub values: ValueKind,
+    /// Do not scale documents to unit length.
+    #[arg(long)]
+    pub no_normalize: bool,
+    /// Stop words to drop: a built-in list (english) or a file, one word a line.
+    #[arg(long, value_name = "LIST|FILE")]
+    pub stopwords: Option<String>,
+    /// Snowball stemming language.
+    #[arg(long, value_enum, value_name = "LANGUAGE")]
+    pub stem: Option<StemLanguage>,
+    /// No bias feature (per-label prior).
+    #[arg(long)]
+    pub no_bias: bool,
+    /// No separate features for email Subject, From and To.
+    #[arg(long)]
+    pub no_email_headers: bool,
+    /// Drop tokens longer than this many characters.
+    #[arg(long, default_value_t = 40, value_name = "CHARS")]
+    pub max_token_length: usize,
+    /// Weight precision in the model file (f16 halves the size).
+    #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
+    pub encoding: WeightEncoding,
+}
+
+impl TrainArgs {
+    /// Turns the flags into settings (validated when training starts).
+    fn settings(&self) -> anyhow::Result<TrainSettings> {
+        let mut filters = vec![
+            FilterConfig::Lowercase,
+            FilterConfig::MaxLength {
+                chars: self.max_token_length,
+            },
+        ];
+        if let Some(list) = &self.stopwords {
+            filters.push(FilterConfig::StopWords {
+                name: list.clone(),
+                words: stopwords::load(list)?,
+            });
+        }
+        if let Some(language) = self.stem {
+            filters.push(FilterConfig::Stem { language });
+        }
+        Ok(TrainSettings {
+            pipeline: PipelineConfig {
+                filters,
+                max_ngram: self.ngrams,
+                hash_bits: self.hash_bits,
+                values: ValueConfig {
+                    kind: self.values,
+                    l2_normalize: !self.no_normalize,
+                },
+                bias: !self.no_bias,
+                email_headers: !self.no_email_headers,
+                ..PipelineConfig::default()
+            },
+            learner: CwConfig {
+                rule: self.rule,
+                projection: self.projection,
+                constraints: self.constraints,
+                k: self.k.unwrap_or(1),
+                eta: self.eta,
+                initial_variance: self.initial_variance,
+            },
+            epochs: self.epochs,
+            seed: self.seed,
+            encoding: self.encoding,
+        })
+    }
+}
+
+pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let settings = args.settings()?;
+    // Validate everything before the (possibly long) read of the corpus.
+    settings.pipeline.validate()?;
+    settings.learner.clone().validate()?;
+    let start = Instant::now();
+    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    corpus.warnings.iter().for_each(|w| ui.warn(w));
+    if corpus.labels.len() < 2 {
+        ui.warn(format!(
+            "only one label ({}): every document will get it",
+            corpus.labels[0]
+        ));
+    }
+    let progress = ui.progress(corpus.files.len() as u64);
+    let (model, skipped) = train_corpus(&corpus, &settings, &progress)?;
+    progress.finish_and_clear();
+    let outcome = super::common::report_skipped(ui, &skipped);
+    model.save(&args.output)?;
+    let t = &model.header.training;
+    let size = std::fs::metadata(&args.output).map(|m| m.len()).unwrap_or(0);
+    ui.info(format!(
+        "trained {} on {} documents, {} labels, {} distinct features in {:.1}s",
+        args.output.display(),
+        t.documents,
+        corpus.labels.len(),
+        t.distinct_features,
+        start.elapsed().as_secs_f64()
+    ));
+    let accuracy: Vec<String> = t
+        .epoch_accuracy
+        .iter()
+        .map(|a| format!("{:.4}", a))
+        .collect();
+    ui.info(format!(
+        "online training accuracy per epoch: {}",
+        accuracy.join(" ")
+    ));
+    ui.info(format!("model size {:.1} MB", size as f64 / 1e6));
+    Ok(outcome)
+}
