@@ -21,20 +21,21 @@ pub struct FileFilter {
 impl FileFilter {
     /// Builds the filter; a malformed glob is an error that names it.
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
-        let build = |globs: &[String]| -> Result<Option<GlobSet>> {
-            if globs.is_empty() {
-                return Ok(None);
-            }
-            let mut set = GlobSetBuilder::new();
-            for g in globs {
-                set.add(Glob::new(g).map_err(|e| {
-                    Error::InvalidSetting(format!("glob {g:?} is malformed: {e}"))
-                })?);
-            }
-            set.build()
-                .map(Some)
-                .map_err(|e| Error::InvalidSetting(e.to_string()))
-        };
+        let build =
+            |globs: &[String]| -> Result<Option<GlobSet>> {
+                if globs.is_empty() {
+                    return Ok(None);
+                }
+                let mut set = GlobSetBuilder::new();
+                for g in globs {
+                    set.add(Glob::new(g).map_err(|e| {
+                        Error::InvalidSetting(format!("glob {g:?} is malformed: {e}"))
+                    })?);
+                }
+                set.build()
+                    .map(Some)
+                    .map_err(|e| Error::InvalidSetting(e.to_string()))
+            };
         Ok(FileFilter {
             include: build(include)?,
             exclude: build(exclude)?,
@@ -90,7 +91,10 @@ pub fn list_files(root: &Path, filter: &FileFilter) -> Result<FileList> {
             }
             Ok(_) => {}
             Err(e) => {
-                let path = e.path().map(|p| p.display().to_string()).unwrap_or_default();
+                let path = e
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
                 let why = if e.loop_ancestor().is_some() {
                     "symbolic link loop, not followed".to_string()
                 } else {
@@ -130,9 +134,10 @@ pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus>
         let list = list_files(&dir, filter)?;
         corpus.warnings.extend(list.warnings);
         if list.files.is_empty() {
-            corpus
-                .warnings
-                .push(format!("{}: no documents, label {name:?} ignored", dir.display()));
+            corpus.warnings.push(format!(
+                "{}: no documents, label {name:?} ignored",
+                dir.display()
+            ));
             continue;
         }
         let index = corpus.labels.len();
@@ -161,7 +166,9 @@ mod tests {
         assert!(f.accepts(Path::new("x/sci/train-001.txt")));
         assert!(!f.accepts(Path::new("x/sci/test-001.txt")));
         assert!(!f.accepts(Path::new("x/sci/train-001.bak")));
-        let err = FileFilter::new(&["a[".into()], &[]).unwrap_err().to_string();
+        let err = FileFilter::new(&["a[".into()], &[])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("\"a[\""), "{err}");
     }
 

@@ -252,8 +252,8 @@ impl Model {
         let params = config
             .validate()
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
-        let table = WeightTable::from_raw(header.features, labels, weights)
-            .expect("size checked above");
+        let table =
+            WeightTable::from_raw(header.features, labels, weights).expect("size checked above");
         Ok(Model {
             learner: MulticlassCw::from_weights(params, table),
             header,
@@ -273,10 +273,12 @@ impl Model {
             _ => Path::new("."),
         };
         let io = |e| Error::io(path, e);
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".cwtext-model-")
-            .tempfile_in(dir)
-            .map_err(io)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".cwtext-model-");
+        // A model is an ordinary file, readable like any other (tempfile's default is 0600).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let mut tmp = builder.tempfile_in(dir).map_err(io)?;
         tmp.write_all(&self.to_bytes()).map_err(io)?;
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
@@ -294,8 +296,10 @@ mod tests {
     use crate::learner::CwConfig;
 
     fn model(encoding: WeightEncoding) -> Model {
-        let mut pipeline = PipelineConfig::default();
-        pipeline.hash_bits = 16;
+        let pipeline = PipelineConfig {
+            hash_bits: 16,
+            ..PipelineConfig::default()
+        };
         let params = CwConfig::default().validate().unwrap();
         let mut learner = MulticlassCw::new(params, pipeline.dimension(), 2);
         let x = FeatureVector::new(pipeline.dimension(), vec![3, 65536], vec![0.5, 1.0]);
@@ -326,7 +330,13 @@ mod tests {
     fn round_trip_f16_is_close() {
         let m = model(WeightEncoding::F16);
         let back = Model::from_bytes(&m.to_bytes(), Path::new("m")).unwrap();
-        for (a, b) in m.learner.weights().raw().iter().zip(back.learner.weights().raw()) {
+        for (a, b) in m
+            .learner
+            .weights()
+            .raw()
+            .iter()
+            .zip(back.learner.weights().raw())
+        {
             assert!((a - b).abs() <= a.abs() * 1e-3, "{a} {b}");
         }
     }
@@ -334,12 +344,20 @@ mod tests {
     #[test]
     fn damaged_files_are_refused_with_the_reason() {
         let bytes = model(WeightEncoding::F32).to_bytes();
-        let err = |b: &[u8]| Model::from_bytes(b, Path::new("m.cwm")).unwrap_err().to_string();
+        let err = |b: &[u8]| {
+            Model::from_bytes(b, Path::new("m.cwm"))
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err(&bytes[..bytes.len() - 10]).contains("truncated model file"));
         assert!(err(&bytes[..5]).contains("truncated"));
         let mut flipped = bytes.clone();
         flipped[bytes.len() / 2] ^= 0x10;
-        assert!(err(&flipped).contains("checksum mismatch"), "{}", err(&flipped));
+        assert!(
+            err(&flipped).contains("checksum mismatch"),
+            "{}",
+            err(&flipped)
+        );
         let mut newer = bytes.clone();
         newer[8] = 9;
         assert!(err(&newer).contains("version 9 is newer"));

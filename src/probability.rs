@@ -5,11 +5,11 @@
 //! s_z ~ N(μ_z·x, Σⱼ σ_zj xⱼ²) ([`ScoreGaussian`]); drawing K scalars per sample is exactly the
 //! distribution of drawing the whole weight vector, at O(nnz·K + S·K) instead of O(S·nnz·K).
 
+use rand::distributions::Distribution;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand::distributions::Distribution;
-use statrs::distribution::Normal;
 use serde::Serialize;
+use statrs::distribution::Normal;
 
 use crate::learner::ScoreGaussian;
 
@@ -28,7 +28,11 @@ pub struct LabelDistribution {
 
 /// Estimates the label distribution from `samples` draws, seeded so that the same input gives
 /// the same answer.
-pub fn sample_distribution(gaussians: &[ScoreGaussian], samples: usize, seed: u64) -> LabelDistribution {
+pub fn sample_distribution(
+    gaussians: &[ScoreGaussian],
+    samples: usize,
+    seed: u64,
+) -> LabelDistribution {
     let probabilities = gibbs_probabilities(gaussians, samples, seed);
     let entropy = normalised_entropy(&probabilities);
     LabelDistribution {
@@ -47,7 +51,13 @@ pub fn gibbs_probabilities(gaussians: &[ScoreGaussian], samples: usize, seed: u6
     let samples = samples.max(1);
     let stdevs: Vec<f64> = gaussians
         .iter()
-        .map(|g| if g.variance > 0.0 && g.variance.is_finite() { g.variance.sqrt() } else { 0.0 })
+        .map(|g| {
+            if g.variance > 0.0 && g.variance.is_finite() {
+                g.variance.sqrt()
+            } else {
+                0.0
+            }
+        })
         .collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let standard = Normal::new(0.0, 1.0).expect("the standard normal is valid");
@@ -61,7 +71,9 @@ pub fn gibbs_probabilities(gaussians: &[ScoreGaussian], samples: usize, seed: u6
         }
         wins[best.0] += 1;
     }
-    wins.into_iter().map(|w| w as f64 / samples as f64).collect()
+    wins.into_iter()
+        .map(|w| w as f64 / samples as f64)
+        .collect()
 }
 
 /// −Σ P log P / log K; 0 for a single label.
@@ -99,7 +111,10 @@ mod tests {
         let gs = [g(1.0, 0.0), g(0.0, 0.0), g(0.5, 0.0)];
         assert_eq!(gibbs_probabilities(&gs, 100, 1), vec![1.0, 0.0, 0.0]);
         let gs = [g(0.1, 1.0), g(0.0, 1.0), g(0.2, 1.0)];
-        assert_eq!(gibbs_probabilities(&gs, 500, 3), gibbs_probabilities(&gs, 500, 3));
+        assert_eq!(
+            gibbs_probabilities(&gs, 500, 3),
+            gibbs_probabilities(&gs, 500, 3)
+        );
     }
 
     #[test]

@@ -76,7 +76,14 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             }
         };
         match predict_bytes(&model, &mut pipeline, &bytes, path, &args) {
-            Ok(p) => write(&mut out, &model, &path.display().to_string(), &p, &args, several)?,
+            Ok(p) => write(
+                &mut out,
+                &model,
+                &path.display().to_string(),
+                &p,
+                &args,
+                several,
+            )?,
             Err(e) if e.is_skippable() => skipped.push(e),
             Err(e) => return Err(e.into()),
         }
@@ -97,15 +104,16 @@ fn predict_bytes(
     path: &Path,
     args: &ClassifyArgs,
 ) -> Result<Prediction, Error> {
-    let doc = parse_bytes(bytes).map_err(|crate::input::ParseError::Binary(reason)| {
-        Error::Binary {
+    let doc =
+        parse_bytes(bytes).map_err(|crate::input::ParseError::Binary(reason)| Error::Binary {
             path: path.to_path_buf(),
             reason,
-        }
-    })?;
-    let x = pipeline.features(&doc).ok_or_else(|| Error::EmptyDocument {
-        path: path.to_path_buf(),
-    })?;
+        })?;
+    let x = pipeline
+        .features(&doc)
+        .ok_or_else(|| Error::EmptyDocument {
+            path: path.to_path_buf(),
+        })?;
     Ok(model.predict(&x, args.sampling.samples as usize, args.sampling.seed))
 }
 

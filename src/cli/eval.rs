@@ -103,7 +103,10 @@ fn write_text(out: &mut impl Write, r: &Evaluation) -> std::io::Result<()> {
         )?;
     }
     writeln!(out)?;
-    writeln!(out, "confusion matrix (rows: true label #, columns: predicted label #)")?;
+    writeln!(
+        out,
+        "confusion matrix (rows: true label #, columns: predicted label #)"
+    )?;
     let cell = r
         .confusion
         .iter()

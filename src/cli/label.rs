@@ -73,12 +73,12 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         (_, Some(d)) => Some((d.clone(), RouteMode::Move)),
         _ => None,
     };
-    let format = args.format.unwrap_or(
-        match args.output.as_ref().and_then(|p| p.extension()) {
+    let format = args
+        .format
+        .unwrap_or(match args.output.as_ref().and_then(|p| p.extension()) {
             Some(e) if e == "jsonl" => Format::Jsonl,
             _ => Format::Tsv,
-        },
-    );
+        });
     let progress = ui.progress(list.files.len() as u64);
     progress.set_message("labelling");
     let results = classify_files(

@@ -58,7 +58,10 @@ pub enum Outcome {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     if let Some(n) = cli.threads {
-        anyhow::ensure!(n >= 1, "invalid setting: threads must be at least 1, but is 0");
+        anyhow::ensure!(
+            n >= 1,
+            "invalid setting: threads must be at least 1, but is 0"
+        );
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()

@@ -68,9 +68,9 @@ pub struct TrainArgs {
     /// Do not scale documents to unit length.
     #[arg(long)]
     pub no_normalize: bool,
-    /// Stop words to drop: a built-in list (english) or a file, one word a line.
-    #[arg(long, value_name = "LIST|FILE")]
-    pub stopwords: Option<String>,
+    /// Stop words to drop: a built-in list (english), a file (one word a line), or none.
+    #[arg(long, value_name = "LIST|FILE|none", default_value = "english")]
+    pub stopwords: String,
     /// Snowball stemming language.
     #[arg(long, value_enum, value_name = "LANGUAGE")]
     pub stem: Option<StemLanguage>,
@@ -97,10 +97,10 @@ impl TrainArgs {
                 chars: self.max_token_length,
             },
         ];
-        if let Some(list) = &self.stopwords {
+        if self.stopwords != "none" {
             filters.push(FilterConfig::StopWords {
-                name: list.clone(),
-                words: stopwords::load(list)?,
+                name: self.stopwords.clone(),
+                words: stopwords::load(&self.stopwords)?,
             });
         }
         if let Some(language) = self.stem {
@@ -154,7 +154,9 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let outcome = super::common::report_skipped(ui, &skipped);
     model.save(&args.output)?;
     let t = &model.header.training;
-    let size = std::fs::metadata(&args.output).map(|m| m.len()).unwrap_or(0);
+    let size = std::fs::metadata(&args.output)
+        .map(|m| m.len())
+        .unwrap_or(0);
     ui.info(format!(
         "trained {} on {} documents, {} labels, {} distinct features in {:.1}s",
         args.output.display(),

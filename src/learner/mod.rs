@@ -78,7 +78,7 @@ impl Default for CwConfig {
             projection: ProjectionKind::Kl,
             constraints: ConstraintKind::Single,
             k: 1,
-            eta: 0.9,
+            eta: 0.99,
             initial_variance: 1.0,
         }
     }
@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn phi_is_the_normal_quantile() {
         let p = CwConfig {
-            eta: 0.95,
+            eta: 0.99,
             ..CwConfig::default()
         }
         .validate()
