@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn phi_is_the_normal_quantile() {
         let p = CwConfig {
-            eta: 0.99,
+            eta: 0.95,
             ..CwConfig::default()
         }
         .validate()
