@@ -1,0 +1,34 @@
+//! Model files written by earlier versions of the format keep loading (or are refused with a
+//! clear message once a format is retired). One frozen model per format version lives in
+//! `tests/models/`; never regenerate them: they stand for files users already have.
+
+use std::path::Path;
+
+use cwtext::input::parse_bytes;
+use cwtext::model::{Model, WeightEncoding, FORMAT_VERSION};
+use cwtext::pipeline::Pipeline;
+
+fn frozen(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/models")
+        .join(name)
+}
+
+/// v1: trained with cwtext 0.1.0 on `tests/fixtures/mail` (train-* files), 2^16 buckets, f16:
+/// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 -o v1-mail.cwm`.
+#[test]
+fn format_v1_loads_and_classifies() {
+    assert_eq!(FORMAT_VERSION, 1, "add a frozen model for the new version");
+    let model = Model::load(&frozen("v1-mail.cwm")).unwrap();
+    assert_eq!(model.labels(), ["ham", "spam"]);
+    assert_eq!(model.header.encoding, WeightEncoding::F16);
+    assert_eq!(model.header.training.documents, 60);
+    assert_eq!(model.pipeline().hash_bits, 16);
+    let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
+    let mail = b"From: deals@cheap-pills.example\nSubject: LIMITED OFFER free money\n\n\
+        Click here to claim your FREE money now!!! Unsubscribe: reply remove.\n";
+    let x = pipeline.features(&parse_bytes(mail).unwrap()).unwrap();
+    let p = model.predict(&x, 1000, 0);
+    assert_eq!(model.labels()[p.label], "spam");
+    assert!((p.distribution.probabilities.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+}
