@@ -122,10 +122,9 @@ impl Learner for MulticlassCw {
     fn learn(&mut self, x: &FeatureVector, label: usize) -> bool {
         let scores = self.scores(x);
         let mistake = super::argmax(&scores) != label;
-        let config = self.params.config().clone();
-        config
-            .constraints
-            .apply(config.k, self, config.rule.rule(), x, label, &scores);
+        let config = self.params.config();
+        let (constraints, k, rule) = (config.constraints, config.k, config.rule.rule());
+        constraints.apply(k, self, rule, x, label, &scores);
         mistake
     }
 }
