@@ -517,3 +517,29 @@ fn symlinks_to_files_are_followed_and_loops_reported() {
     assert!(err.contains("on 34 documents, 2 labels"), "{err}");
     assert!(err.contains("symbolic link loop"), "{err}");
 }
+
+#[test]
+fn one_or_two_threads_give_the_same_model_and_label_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut models = Vec::new();
+    let mut labels = Vec::new();
+    for threads in ["1", "2"] {
+        let model = dir.path().join(format!("m{threads}.cwm"));
+        let out = cwtext()
+            .args(["--threads", threads, "train", "news", "-o"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        models.push(std::fs::read(&model).unwrap());
+        let out = cwtext()
+            .args(["--threads", threads, "label", "news", "-m"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        labels.push(stdout(&out));
+    }
+    assert_eq!(models[0], models[1]);
+    assert_eq!(labels[0], labels[1]);
+    assert_eq!(labels[0].lines().count(), 51);
+}
