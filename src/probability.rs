@@ -82,7 +82,8 @@ pub fn normalised_entropy(p: &[f64]) -> f64 {
         return 0.0;
     }
     let h: f64 = p.iter().filter(|&&q| q > 0.0).map(|&q| -q * q.ln()).sum();
-    (h / (p.len() as f64).ln()).clamp(0.0, 1.0)
+    // A certain distribution sums to −0.0; report it as 0 (JSON would print "-0.0").
+    (h / (p.len() as f64).ln()).clamp(0.0, 1.0) + 0.0
 }
 
 #[cfg(test)]
@@ -120,6 +121,7 @@ mod tests {
     #[test]
     fn entropy_is_normalised() {
         assert_eq!(normalised_entropy(&[1.0, 0.0, 0.0]), 0.0);
+        assert!(normalised_entropy(&[0.0, 1.0]).is_sign_positive(), "no negative zero");
         assert!((normalised_entropy(&[0.25; 4]) - 1.0).abs() < 1e-12);
         // −(0.5 ln 0.5 + 0.5 ln 0.5)/ln 3 = ln 2/ln 3.
         assert!((normalised_entropy(&[0.5, 0.5, 0.0]) - 2f64.ln() / 3f64.ln()).abs() < 1e-12);

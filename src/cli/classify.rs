@@ -1,6 +1,6 @@
 //! `cwtext classify [-m MODEL] [FILE…]`: the best label, then every label with its probability.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -56,6 +56,9 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.files.is_empty() {
+        if std::io::stdin().is_terminal() {
+            ui.info("cwtext: reading a document from standard input (end it with Ctrl-D)");
+        }
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
