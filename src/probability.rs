@@ -121,7 +121,10 @@ mod tests {
     #[test]
     fn entropy_is_normalised() {
         assert_eq!(normalised_entropy(&[1.0, 0.0, 0.0]), 0.0);
-        assert!(normalised_entropy(&[0.0, 1.0]).is_sign_positive(), "no negative zero");
+        assert!(
+            normalised_entropy(&[0.0, 1.0]).is_sign_positive(),
+            "no negative zero"
+        );
         assert!((normalised_entropy(&[0.25; 4]) - 1.0).abs() < 1e-12);
         // −(0.5 ln 0.5 + 0.5 ln 0.5)/ln 3 = ln 2/ln 3.
         assert!((normalised_entropy(&[0.5, 0.5, 0.0]) - 2f64.ln() / 3f64.ln()).abs() < 1e-12);
