@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, ModelError, Result};
 use crate::features::FeatureVector;
 use crate::learner::weights::WeightTable;
-use crate::learner::{CwConfig, Learner, MulticlassCw, ScoreGaussian};
+use crate::learner::{CwConfig, DiagonalLearner, Learner, ScoreGaussian};
 use crate::pipeline::PipelineConfig;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
@@ -73,6 +73,9 @@ pub struct TrainingStats {
     pub seed: u64,
     /// Files skipped (binary, unreadable or without words).
     pub skipped: usize,
+    /// Examples on which the exact k-best strategy stopped at its iteration cap.
+    #[serde(default)]
+    pub exact_cap_hits: usize,
 }
 
 /// The JSON header of a model file.
@@ -101,7 +104,7 @@ pub struct Prediction {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     pub header: ModelHeader,
-    pub learner: MulticlassCw,
+    pub learner: DiagonalLearner,
 }
 
 impl Model {
@@ -201,9 +204,14 @@ impl Model {
         let header: ModelHeader = serde_json::from_slice(&bytes[PREFIX..PREFIX + header_len])
             .map_err(|e| fail(ModelError::Corrupted(format!("unreadable header: {e}"))))?;
         let labels = header.labels.len();
+        let LearnerConfig::Cw(config) = header.learner.clone();
+        let params = config
+            .validate()
+            .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
+        let blocks = DiagonalLearner::blocks_for(&params, labels);
         let values = header
             .features
-            .checked_mul(labels)
+            .checked_mul(blocks)
             .and_then(|n| n.checked_mul(2))
             .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
         let start = padded(PREFIX + header_len);
@@ -248,16 +256,14 @@ impl Model {
                 "weight table does not match the pipeline".into(),
             )));
         }
-        let LearnerConfig::Cw(config) = header.learner.clone();
-        let params = config
-            .validate()
+        params
+            .check_labels(labels)
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
         let table =
-            WeightTable::from_raw(header.features, labels, weights).expect("size checked above");
-        Ok(Model {
-            learner: MulticlassCw::from_weights(params, table),
-            header,
-        })
+            WeightTable::from_raw(header.features, blocks, weights).expect("size checked above");
+        let learner = DiagonalLearner::from_weights(params, labels, table)
+            .expect("blocks computed from the same settings");
+        Ok(Model { learner, header })
     }
 
     /// Reads a model file.
@@ -301,7 +307,7 @@ mod tests {
             ..PipelineConfig::default()
         };
         let params = CwConfig::default().validate().unwrap();
-        let mut learner = MulticlassCw::new(params, pipeline.dimension(), 2);
+        let mut learner = DiagonalLearner::new(params, pipeline.dimension(), 2);
         let x = FeatureVector::new(pipeline.dimension(), vec![3, 65536], vec![0.5, 1.0]);
         learner.learn(&x, 1);
         Model {

@@ -14,7 +14,7 @@ use crate::corpus::LabelledCorpus;
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::input::read_document;
-use crate::learner::{CwConfig, Learner, MulticlassCw};
+use crate::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
 use crate::pipeline::{Pipeline, PipelineConfig};
 
@@ -91,6 +91,109 @@ pub fn featurize_corpus(
     Ok((examples, skipped))
 }
 
+/// The online learner over featurised examples, one epoch at a time, reshuffled each epoch from
+/// the seed. Experiments evaluate between epochs; [`train_examples`] runs them all.
+pub struct Trainer {
+    learner: DiagonalLearner,
+    rng: ChaCha8Rng,
+    order: Vec<usize>,
+    epoch_accuracy: Vec<f64>,
+}
+
+impl Trainer {
+    /// A learner at the prior for `labels` labels, validated against them.
+    pub fn new(settings: &TrainSettings, labels: usize) -> Result<Self> {
+        settings.pipeline.validate()?;
+        let params = settings.learner.clone().validate()?;
+        params.check_labels(labels)?;
+        Ok(Trainer {
+            learner: DiagonalLearner::new(params, settings.pipeline.dimension(), labels),
+            rng: ChaCha8Rng::seed_from_u64(settings.seed),
+            order: Vec::new(),
+            epoch_accuracy: Vec::new(),
+        })
+    }
+
+    /// One pass over `examples` in a fresh random order; returns the online (progressive)
+    /// accuracy: predictions made before each update.
+    pub fn epoch(&mut self, examples: &[Example], progress: &ProgressBar) -> f64 {
+        if self.order.len() != examples.len() {
+            self.order = (0..examples.len()).collect();
+        }
+        self.order.shuffle(&mut self.rng);
+        let mut mistakes = 0usize;
+        for &i in &self.order {
+            mistakes += usize::from(self.learner.learn(&examples[i].x, examples[i].label));
+            progress.inc(1);
+        }
+        let accuracy = 1.0 - mistakes as f64 / examples.len().max(1) as f64;
+        self.epoch_accuracy.push(accuracy);
+        accuracy
+    }
+
+    /// The learner as it is now (averaging, if any, not yet applied).
+    pub fn learner(&self) -> &DiagonalLearner {
+        &self.learner
+    }
+
+    /// The learner that predictions should use now: averaged when averaging.
+    pub fn finished_learner(&self) -> DiagonalLearner {
+        let mut learner = self.learner.clone();
+        learner.finish();
+        learner
+    }
+
+    /// Ends training and wraps the learner in a model with its statistics.
+    pub fn into_model(
+        mut self,
+        examples: &[Example],
+        labels: Vec<String>,
+        settings: &TrainSettings,
+    ) -> Model {
+        self.learner.finish();
+        let dimension = settings.pipeline.dimension();
+        let mut label_documents = vec![0; labels.len()];
+        let mut used = vec![false; dimension];
+        for e in examples {
+            label_documents[e.label] += 1;
+            e.x.indices().iter().for_each(|&j| used[j as usize] = true);
+        }
+        let bias = usize::from(settings.pipeline.bias && !examples.is_empty());
+        Model {
+            header: ModelHeader {
+                cwtext_version: env!("CARGO_PKG_VERSION").to_string(),
+                pipeline: settings.pipeline.clone(),
+                labels,
+                learner: LearnerConfig::Cw(settings.learner.clone()),
+                training: TrainingStats {
+                    documents: examples.len(),
+                    label_documents,
+                    distinct_features: used.iter().filter(|&&u| u).count() - bias,
+                    epochs: self.epoch_accuracy.len(),
+                    epoch_accuracy: self.epoch_accuracy,
+                    seed: settings.seed,
+                    skipped: 0,
+                    exact_cap_hits: self.learner.stats().exact_cap_hits,
+                },
+                encoding: settings.encoding,
+                features: dimension,
+            },
+            learner: self.learner,
+        }
+    }
+}
+
+/// Checks the number of epochs.
+pub fn check_epochs(epochs: usize) -> Result<()> {
+    if (1..=MAX_EPOCHS).contains(&epochs) {
+        Ok(())
+    } else {
+        Err(Error::InvalidSetting(format!(
+            "epochs must be in [1, {MAX_EPOCHS}], but is {epochs}"
+        )))
+    }
+}
+
 /// Trains a model on featurised examples.
 pub fn train_examples(
     examples: &[Example],
@@ -98,58 +201,15 @@ pub fn train_examples(
     settings: &TrainSettings,
     progress: &ProgressBar,
 ) -> Result<Model> {
-    if !(1..=MAX_EPOCHS).contains(&settings.epochs) {
-        return Err(Error::InvalidSetting(format!(
-            "epochs must be in [1, {MAX_EPOCHS}], but is {}",
-            settings.epochs
-        )));
-    }
-    settings.pipeline.validate()?;
-    let params = settings.learner.clone().validate()?;
-    let dimension = settings.pipeline.dimension();
-    let mut learner = MulticlassCw::new(params, dimension, labels.len());
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
-    let mut order: Vec<usize> = (0..examples.len()).collect();
-    let mut epoch_accuracy = Vec::with_capacity(settings.epochs);
+    check_epochs(settings.epochs)?;
+    let mut trainer = Trainer::new(settings, labels.len())?;
     progress.set_length((examples.len() * settings.epochs) as u64);
     progress.set_position(0);
     for epoch in 0..settings.epochs {
         progress.set_message(format!("epoch {}/{}", epoch + 1, settings.epochs));
-        order.shuffle(&mut rng);
-        let mut mistakes = 0usize;
-        for &i in &order {
-            mistakes += usize::from(learner.learn(&examples[i].x, examples[i].label));
-            progress.inc(1);
-        }
-        epoch_accuracy.push(1.0 - mistakes as f64 / examples.len().max(1) as f64);
+        trainer.epoch(examples, progress);
     }
-    let mut label_documents = vec![0; labels.len()];
-    let mut used = vec![false; dimension];
-    for e in examples {
-        label_documents[e.label] += 1;
-        e.x.indices().iter().for_each(|&j| used[j as usize] = true);
-    }
-    let bias = usize::from(settings.pipeline.bias);
-    Ok(Model {
-        header: ModelHeader {
-            cwtext_version: env!("CARGO_PKG_VERSION").to_string(),
-            pipeline: settings.pipeline.clone(),
-            labels,
-            learner: LearnerConfig::Cw(settings.learner.clone()),
-            training: TrainingStats {
-                documents: examples.len(),
-                label_documents,
-                distinct_features: used.iter().filter(|&&u| u).count() - bias,
-                epochs: settings.epochs,
-                epoch_accuracy,
-                seed: settings.seed,
-                skipped: 0,
-            },
-            encoding: settings.encoding,
-            features: dimension,
-        },
-        learner,
-    })
+    Ok(trainer.into_model(examples, labels, settings))
 }
 
 /// Featurises a corpus and trains on it. Returns the model and the files that were skipped.

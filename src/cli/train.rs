@@ -8,7 +8,7 @@ use clap::Args;
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
 use crate::corpus::scan_labelled;
-use crate::learner::{ConstraintKind, CwConfig, ProjectionKind, RuleKind};
+use crate::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
 use crate::model::WeightEncoding;
 use crate::pipeline::filter::FilterConfig;
 use crate::pipeline::stem::StemLanguage;
@@ -20,7 +20,11 @@ const EXAMPLES: &str = "\
 Examples:
   cwtext train corpus/ -o news.cwm
   cwtext train 20ng/ --include 'train-*' -o 20ng.cwm --epochs 10 --seed 7
-  cwtext train mail/ -o mail.cwm --stopwords english --stem english --hash-bits 18";
+  cwtext train mail/ -o mail.cwm --stopwords english --stem english --hash-bits 18
+  cwtext train 20ng/ -o 20ng.cwm --constraints sequential -k 5 --update var
+  cwtext train 20ng/ -o arow.cwm --algo arow --arow-r 0.5
+  cwtext train mail/ -o pa.cwm --algo pa1 -C 0.1
+  cwtext train mail/ -o bin.cwm --binary";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -38,23 +42,53 @@ pub struct TrainArgs {
     /// Passes over the training data.
     #[arg(long, default_value_t = 5)]
     pub epochs: usize,
-    /// Confidence η in (0.5, 1): each constraint must hold with this probability.
-    #[arg(long, default_value_t = CwConfig::default().eta)]
-    pub eta: f64,
-    /// Update rule.
-    #[arg(long, value_enum, default_value_t = RuleKind::Stdev)]
-    pub rule: RuleKind,
-    /// Covariance projection.
-    #[arg(long, value_enum, default_value_t = ProjectionKind::Kl)]
-    pub projection: ProjectionKind,
-    /// Constraint strategy: single (k = 1) or sequential k-best.
-    #[arg(long, value_enum, default_value_t = ConstraintKind::Single)]
+    /// Learning algorithm: CW and its relatives, or a first-order baseline.
+    #[arg(long, value_enum, default_value_t = Algorithm::Cw, help_heading = "Learner")]
+    pub algo: Algorithm,
+    /// CW's update rule: stdev (JMLR Lemma 2, the default) or var (Lemma 1).
+    #[arg(long, alias = "rule", value_name = "var|stdev", value_parser = parse_update,
+          help_heading = "Learner")]
+    pub update: Option<RuleKind>,
+    /// Covariance projection to a diagonal: kl (default), l2, or exact (JMLR §6.2).
+    #[arg(long, value_enum, help_heading = "Learner")]
+    pub projection: Option<ProjectionKind>,
+    /// Constraint strategy: single (k = 1), sequential, parallel or exact k-best.
+    #[arg(long, value_enum, default_value_t = ConstraintKind::Single, help_heading = "Learner")]
     pub constraints: ConstraintKind,
-    /// Competing labels per example for sequential constraints (default 1; 5 is the paper's).
-    #[arg(short, long)]
-    pub k: Option<usize>,
+    /// Competing labels per example for the k-best strategies: a number or 'all' (default 1; 5
+    /// is EMNLP 2009's).
+    #[arg(short, long, value_name = "K|all", help_heading = "Learner")]
+    pub k: Option<KBest>,
+    /// Confidence η in (0.5, 1): each constraint must hold with this probability (CW, SCW).
+    #[arg(long, default_value_t = CwConfig::default().eta, help_heading = "Learner")]
+    pub eta: f64,
+    /// AROW's regulariser r > 0.
+    #[arg(
+        long = "arow-r",
+        value_name = "R",
+        default_value_t = 1.0,
+        help_heading = "Learner"
+    )]
+    pub arow_r: f64,
+    /// Aggressiveness C > 0 of SCW-I/II and PA-I/II.
+    #[arg(
+        short = 'C',
+        long = "aggressiveness",
+        value_name = "C",
+        default_value_t = 1.0,
+        help_heading = "Learner"
+    )]
+    pub c: f64,
+    /// Two labels with one weight vector (the binary formulation) instead of one per label.
+    #[arg(long, help_heading = "Learner")]
+    pub binary: bool,
     /// Prior variance a of every weight (Σ₁ = a·I).
-    #[arg(long, default_value_t = 1.0, value_name = "A")]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "A",
+        help_heading = "Learner"
+    )]
     pub initial_variance: f64,
     /// Hash features into 2^B buckets (16..=26).
     #[arg(long, default_value_t = PipelineConfig::default().hash_bits, value_name = "B")]
@@ -88,7 +122,42 @@ pub struct TrainArgs {
     pub encoding: WeightEncoding,
 }
 
+/// `--update` names only CW's rules.
+fn parse_update(s: &str) -> Result<RuleKind, String> {
+    match s {
+        "var" => Ok(RuleKind::Var),
+        "stdev" => Ok(RuleKind::Stdev),
+        _ => Err(format!("the CW update is var or stdev, not {s:?}")),
+    }
+}
+
 impl TrainArgs {
+    /// The learner settings from `--algo`, `--update` and the rest.
+    pub fn learner(&self) -> anyhow::Result<CwConfig> {
+        let (rule, average) = self.algo.rule(self.update)?;
+        if rule.is_first_order() {
+            if let Some(p) = self.projection {
+                anyhow::bail!(
+                    "invalid setting: --projection {} changes the covariance, which --algo {} does not have",
+                    format!("{p:?}").to_lowercase(),
+                    self.algo.name()
+                );
+            }
+        }
+        Ok(CwConfig {
+            rule,
+            projection: self.projection.unwrap_or(ProjectionKind::Kl),
+            constraints: self.constraints,
+            k: self.k.unwrap_or_default(),
+            eta: self.eta,
+            initial_variance: self.initial_variance,
+            r: self.arow_r,
+            c: self.c,
+            average,
+            binary: self.binary,
+        })
+    }
+
     /// Turns the flags into settings (validated when training starts).
     fn settings(&self) -> anyhow::Result<TrainSettings> {
         let mut filters = vec![
@@ -119,14 +188,7 @@ impl TrainArgs {
                 email_headers: !self.no_email_headers,
                 ..PipelineConfig::default()
             },
-            learner: CwConfig {
-                rule: self.rule,
-                projection: self.projection,
-                constraints: self.constraints,
-                k: self.k.unwrap_or(1),
-                eta: self.eta,
-                initial_variance: self.initial_variance,
-            },
+            learner: self.learner()?,
             epochs: self.epochs,
             seed: self.seed,
             encoding: self.encoding,
@@ -174,6 +236,13 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         "online training accuracy per epoch: {}",
         accuracy.join(" ")
     ));
+    if t.exact_cap_hits > 0 {
+        ui.warn(format!(
+            "exact k-best stopped at its cap of {} passes on {} example(s) before converging",
+            crate::learner::constraints::EXACT_MAX_PASSES,
+            t.exact_cap_hits
+        ));
+    }
     ui.info(format!("model size {:.1} MB", size as f64 / 1e6));
     Ok(outcome)
 }

@@ -1,0 +1,558 @@
+//! The linear learner with a diagonal Gaussian over its weights, for every rule, projection and
+//! constraint strategy (Crammer, Dredze, Kulesza, EMNLP 2009; JMLR 2012 for the binary form).
+//!
+//! **Multi-class.** f(x, y) puts x into label y's block, so μ = (μ₁ … μ_K) and
+//! Σ = diag(σ₁ … σ_K). A constraint "y beats r" uses g = f(x, y) − f(x, r): its mean margin is
+//! m = μ_y·x − μ_r·x and its variance v = Σⱼ xⱼ²(σ_yj + σ_rj). The binary rule's step
+//! μ ← μ + αΣg becomes μ_y += α σ_y ⊙ x, μ_r −= α σ_r ⊙ x, and the projection updates σ_y and
+//! σ_r (gⱼ² = xⱼ² in both).
+//!
+//! **Binary** (two labels, when asked): one block w; label 1 wins when w·x > 0. The constraint
+//! "y beats r" is s·w·x with s = +1 for y = 1 and −1 for y = 0, so g = s·x.
+//!
+//! Both are the same loops over a constraint's *terms*, (block, sign) pairs: [(y, +1), (r, −1)]
+//! or [(0, s)].
+
+use super::averaging::Averager;
+use super::constraints::{ConstraintModel, KBest};
+use super::rule::Step;
+use super::weights::WeightTable;
+use super::{CwParams, Learner, ProjectionKind, ScoreGaussian};
+use crate::features::FeatureVector;
+
+/// A variance never drops below this, so that f32 rounding cannot make it zero.
+const MIN_VARIANCE: f64 = 1e-30;
+
+/// The (block, sign) terms of one constraint.
+#[derive(Debug, Clone, Copy)]
+struct Terms {
+    items: [(usize, f64); 2],
+    len: usize,
+}
+
+impl Terms {
+    fn as_slice(&self) -> &[(usize, f64)] {
+        &self.items[..self.len]
+    }
+}
+
+/// Training counters that the model reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LearnerStats {
+    /// Examples on which the exact strategy stopped at its iteration cap.
+    pub exact_cap_hits: usize,
+}
+
+/// The learner: validated settings, the weight Gaussian, and the averaging state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiagonalLearner {
+    params: CwParams,
+    labels: usize,
+    weights: WeightTable,
+    average: Option<Averager>,
+    stats: LearnerStats,
+}
+
+impl DiagonalLearner {
+    /// A new learner at the prior N(0, a·I).
+    pub fn new(params: CwParams, dimension: usize, labels: usize) -> Self {
+        let a = params.config().initial_variance as f32;
+        let blocks = Self::blocks_for(&params, labels);
+        let average = params
+            .config()
+            .average
+            .then(|| Averager::new(dimension * blocks));
+        DiagonalLearner {
+            weights: WeightTable::new(dimension, blocks, a),
+            params,
+            labels,
+            average,
+            stats: LearnerStats::default(),
+        }
+    }
+
+    /// The number of weight blocks: one per label, or one for the binary formulation.
+    pub fn blocks_for(params: &CwParams, labels: usize) -> usize {
+        if params.config().binary {
+            1
+        } else {
+            labels
+        }
+    }
+
+    /// A learner from stored weights (`None` when the table does not fit the labels).
+    pub fn from_weights(params: CwParams, labels: usize, weights: WeightTable) -> Option<Self> {
+        (weights.labels() == Self::blocks_for(&params, labels)).then_some(DiagonalLearner {
+            params,
+            labels,
+            weights,
+            average: None,
+            stats: LearnerStats::default(),
+        })
+    }
+
+    pub fn params(&self) -> &CwParams {
+        &self.params
+    }
+
+    pub fn weights(&self) -> &WeightTable {
+        &self.weights
+    }
+
+    pub fn stats(&self) -> LearnerStats {
+        self.stats
+    }
+
+    fn binary(&self) -> bool {
+        self.params.config().binary
+    }
+
+    fn terms(&self, y: usize, r: usize) -> Terms {
+        if self.binary() {
+            let sign = if y == 1 { 1.0 } else { -1.0 };
+            Terms {
+                items: [(0, sign), (0, 0.0)],
+                len: 1,
+            }
+        } else {
+            Terms {
+                items: [(y, 1.0), (r, -1.0)],
+                len: 2,
+            }
+        }
+    }
+
+    /// sₚ = σₚgₚ² for every coordinate the constraint touches (the exact diagonal update's terms).
+    fn variance_terms(&self, x: &FeatureVector, terms: &Terms) -> Vec<f64> {
+        let mut out = Vec::with_capacity(x.nnz() * terms.len);
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let row = self.weights.row(j as usize);
+            let x2 = f64::from(xj) * f64::from(xj);
+            for &(b, _) in terms.as_slice() {
+                out.push(f64::from(row[2 * b + 1]) * x2);
+            }
+        }
+        out
+    }
+
+    /// The step for (m, v) under the configured rule and projection.
+    fn step_for(&self, x: &FeatureVector, terms: &Terms, m: f64, v: f64) -> Step {
+        let config = self.params.config();
+        if config.projection == ProjectionKind::Exact {
+            let s = self.variance_terms(x, terms);
+            super::exact::step(config.rule, m, v, self.params.phi(), &s)
+        } else {
+            config.rule.rule().step(m, v, self.params.rule_params())
+        }
+    }
+
+    fn margin_of(&self, x: &FeatureVector, terms: &Terms) -> (f64, f64) {
+        let (mut m, mut v) = (0.0, 0.0);
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let row = self.weights.row(j as usize);
+            let xj = f64::from(xj);
+            for &(b, sign) in terms.as_slice() {
+                m += sign * f64::from(row[2 * b]) * xj;
+                v += f64::from(row[2 * b + 1]) * xj * xj;
+            }
+        }
+        (m, v)
+    }
+
+    /// Whether a (negative) step keeps every touched variance positive and finite.
+    fn keeps_variances_positive(&self, x: &FeatureVector, terms: &Terms, step: &Step) -> bool {
+        let projection = self.params.config().projection;
+        x.indices().iter().zip(x.data()).all(|(&j, &xj)| {
+            let row = self.weights.row(j as usize);
+            let x2 = f64::from(xj) * f64::from(xj);
+            terms.as_slice().iter().all(|&(b, _)| {
+                let s = projection.project(f64::from(row[2 * b + 1]), x2, step);
+                s.is_finite() && s > 0.0
+            })
+        })
+    }
+
+    /// The mean weights a prediction uses: the averages when averaging.
+    fn finish_average(&mut self) {
+        if let Some(avg) = self.average.take() {
+            let blocks = self.weights.labels();
+            for j in 0..self.weights.features() {
+                let row = self.weights.row_mut(j);
+                for b in 0..blocks {
+                    row[2 * b] = avg.average(j * blocks + b, f64::from(row[2 * b])) as f32;
+                }
+            }
+        }
+    }
+}
+
+impl ConstraintModel for DiagonalLearner {
+    fn margin(&self, x: &FeatureVector, y: usize, r: usize) -> (f64, f64) {
+        self.margin_of(x, &self.terms(y, r))
+    }
+
+    fn solve(&self, x: &FeatureVector, y: usize, r: usize) -> Step {
+        let terms = self.terms(y, r);
+        let (m, v) = self.margin_of(x, &terms);
+        self.step_for(x, &terms, m, v)
+    }
+
+    fn correction(&self, x: &FeatureVector, y: usize, r: usize, dual: f64) -> (Step, f64) {
+        let (m, v) = self.margin(x, y, r);
+        if !(m.is_finite() && v.is_finite()) || v <= 0.0 {
+            return (Step::NONE, v);
+        }
+        let rule = self.params.config().rule.rule();
+        let p = self.params.rule_params();
+        match rule.signed_alpha(m, v, p) {
+            Some(theta) => {
+                let alpha = theta.max(-dual);
+                if alpha == 0.0 {
+                    (Step::NONE, v)
+                } else {
+                    (rule.step_of(alpha, v, p), v)
+                }
+            }
+            None => (Step::NONE, v),
+        }
+    }
+
+    fn apply(&mut self, x: &FeatureVector, y: usize, r: usize, step: &Step) -> bool {
+        let terms = self.terms(y, r);
+        if step.alpha < 0.0 && !self.keeps_variances_positive(x, &terms, step) {
+            return false;
+        }
+        let projection = self.params.config().projection;
+        let blocks = self.weights.labels();
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let row = self.weights.row_mut(j as usize);
+            let xj = f64::from(xj);
+            for &(b, sign) in terms.as_slice() {
+                let sigma = f64::from(row[2 * b + 1]);
+                let delta = sign * step.alpha * sigma * xj;
+                row[2 * b] += delta as f32;
+                row[2 * b + 1] = projection.project(sigma, xj * xj, step).max(MIN_VARIANCE) as f32;
+                if let Some(avg) = &mut self.average {
+                    avg.record(j as usize * blocks + b, delta);
+                }
+            }
+        }
+        true
+    }
+
+    fn apply_parallel(&mut self, x: &FeatureVector, y: usize, steps: &[(usize, Step)]) {
+        let k = steps.len() as f64;
+        let projection = self.params.config().projection;
+        let blocks = self.weights.labels();
+        let all_terms: Vec<Terms> = steps.iter().map(|&(r, _)| self.terms(y, r)).collect();
+        // Per touched block: (block, mean change, summed precision of the solutions touching it,
+        // how many solutions touch it).
+        let mut acc: Vec<(usize, f64, f64, usize)> = Vec::with_capacity(steps.len() + 1);
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let row = self.weights.row_mut(j as usize);
+            let xj = f64::from(xj);
+            acc.clear();
+            for (terms, (_, step)) in all_terms.iter().zip(steps) {
+                for &(b, sign) in terms.as_slice() {
+                    let sigma = f64::from(row[2 * b + 1]);
+                    let dmu = sign * step.alpha * sigma * xj / k;
+                    let precision =
+                        1.0 / projection.project(sigma, xj * xj, step).max(MIN_VARIANCE);
+                    match acc.iter_mut().find(|a| a.0 == b) {
+                        Some(a) => {
+                            a.1 += dmu;
+                            a.2 += precision;
+                            a.3 += 1;
+                        }
+                        None => acc.push((b, dmu, precision, 1)),
+                    }
+                }
+            }
+            // Σ⁻¹ = Σᵢ (1/k)·Σᵢ⁻¹: solutions that do not touch a block leave its σ as it was.
+            for &(b, dmu, precision, n) in &acc {
+                let sigma = f64::from(row[2 * b + 1]);
+                let mean_precision = (precision + (k - n as f64) / sigma) / k;
+                row[2 * b] += dmu as f32;
+                row[2 * b + 1] = (1.0 / mean_precision).max(MIN_VARIANCE) as f32;
+                if let Some(avg) = &mut self.average {
+                    avg.record(j as usize * blocks + b, dmu);
+                }
+            }
+        }
+    }
+}
+
+impl Learner for DiagonalLearner {
+    fn num_labels(&self) -> usize {
+        self.labels
+    }
+
+    fn dimension(&self) -> usize {
+        self.weights.features()
+    }
+
+    fn scores(&self, x: &FeatureVector) -> Vec<f64> {
+        // The hot loop of training: means only, no variances.
+        let mut out = vec![0.0; self.weights.labels()];
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let xj = f64::from(xj);
+            for (s, pair) in out
+                .iter_mut()
+                .zip(self.weights.row(j as usize).chunks_exact(2))
+            {
+                *s += f64::from(pair[0]) * xj;
+            }
+        }
+        if self.binary() {
+            out.insert(0, 0.0);
+        }
+        out
+    }
+
+    fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
+        let blocks = self.weights.labels();
+        let mut out = vec![ScoreGaussian::default(); blocks];
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let xj = f64::from(xj);
+            for (g, pair) in out
+                .iter_mut()
+                .zip(self.weights.row(j as usize).chunks_exact(2))
+            {
+                g.mean += f64::from(pair[0]) * xj;
+                g.variance += f64::from(pair[1]) * xj * xj;
+            }
+        }
+        if self.binary() {
+            // Label 0 scores a constant 0, label 1 scores w·x: label 1 wins iff w·x > 0.
+            out.insert(0, ScoreGaussian::default());
+        }
+        out
+    }
+
+    fn learn(&mut self, x: &FeatureVector, label: usize) -> bool {
+        let scores = self.scores(x);
+        let mistake = super::argmax(&scores) != label;
+        if let Some(avg) = &mut self.average {
+            avg.tick();
+        }
+        let config = self.params.config();
+        let (constraints, k) = (config.constraints, config.k);
+        let k = if self.binary() { KBest::N(1) } else { k };
+        let applied = constraints.apply(k, self, x, label, &scores);
+        self.stats.exact_cap_hits += usize::from(applied.capped);
+        mistake
+    }
+
+    fn finish(&mut self) {
+        self.finish_average();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ConstraintKind, CwConfig, RuleKind};
+    use super::*;
+
+    // φ = 1.
+    const ETA_PHI_1: f64 = 0.841_344_746_068_542_9;
+
+    fn params(constraints: ConstraintKind, k: KBest) -> CwParams {
+        CwConfig {
+            rule: RuleKind::Stdev,
+            constraints,
+            k,
+            eta: ETA_PHI_1,
+            ..CwConfig::default()
+        }
+        .validate()
+        .unwrap()
+    }
+
+    fn x(dim: usize, pairs: &[(u32, f32)]) -> FeatureVector {
+        FeatureVector::new(
+            dim,
+            pairs.iter().map(|p| p.0).collect(),
+            pairs.iter().map(|p| p.1).collect(),
+        )
+    }
+
+    /// Hand-computed: one feature with value 1, three labels at the prior, y = 0, φ = 1.
+    /// The competitor is label 1 (all scores tie, lower index first); m = 0, v = 1 + 1 = 2,
+    /// α = √(vφ²ξ)/(vξ) = √4/4 = 0.5, √u = (−1 + √9)/2 = 1, λ = αφ/√u = 0.5.
+    /// So μ₀ = 0.5, μ₁ = −0.5, σ₀ = σ₁ = 1/(1 + 0.5) = 2/3, label 2 untouched.
+    #[test]
+    fn single_constraint_step_by_hand() {
+        let mut cw = DiagonalLearner::new(params(ConstraintKind::Single, KBest::N(1)), 2, 3);
+        let doc = x(2, &[(0, 1.0)]);
+        // The tie goes to label 0, so no mistake; CW still updates because the margin is below φ√v.
+        assert!(!cw.learn(&doc, 0));
+        let row = cw.weights().row(0);
+        let want = [0.5, 2.0 / 3.0, -0.5, 2.0 / 3.0, 0.0, 1.0];
+        for (got, want) in row.iter().zip(want) {
+            assert!((f64::from(*got) - want).abs() < 1e-6, "{row:?}");
+        }
+        assert_eq!(cw.weights().row(1), &[0.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
+    }
+
+    /// Sequential k = 2 continues from the first step's result against label 2:
+    /// m = 0.5, v = 2/3 + 1 = 5/3.
+    #[test]
+    fn sequential_continues_from_the_previous_step() {
+        let mut cw = DiagonalLearner::new(params(ConstraintKind::Sequential, KBest::N(2)), 1, 3);
+        let doc = x(1, &[(0, 1.0)]);
+        cw.learn(&doc, 0);
+        let p = RuleParams {
+            phi: 1.0,
+            r: 1.0,
+            c: 1.0,
+        };
+        let step = RuleKind::Stdev.rule().step(0.5, 5.0 / 3.0, &p);
+        let row = cw.weights().row(0);
+        assert!((f64::from(row[0]) - (0.5 + step.alpha * 2.0 / 3.0)).abs() < 1e-6);
+        assert!(
+            (f64::from(row[2]) + 0.5).abs() < 1e-6,
+            "label 1 untouched by step 2"
+        );
+        assert!((f64::from(row[4]) + step.alpha).abs() < 1e-6);
+    }
+
+    use super::super::RuleParams;
+
+    /// Parallel k = 2 from the prior, by hand: both constraints see m = 0, v = 2, so both steps
+    /// are the single step above (α = 0.5, λ = 0.5). Means: μ₀ = (0.5 + 0.5)/2 = 0.5,
+    /// μ₁ = μ₂ = −0.5/2 = −0.25. Precisions: label 0 is in both solutions, 1/σ₀ = (1.5 + 1.5)/2
+    /// = 1.5; labels 1 and 2 are in one each, 1/σ = (1.5 + 1)/2 = 1.25.
+    #[test]
+    fn parallel_averages_means_and_precisions() {
+        let mut cw = DiagonalLearner::new(params(ConstraintKind::Parallel, KBest::N(2)), 1, 3);
+        cw.learn(&x(1, &[(0, 1.0)]), 0);
+        let row = cw.weights().row(0);
+        let want = [0.5, 1.0 / 1.5, -0.25, 1.0 / 1.25, -0.25, 1.0 / 1.25];
+        for (got, want) in row.iter().zip(want) {
+            assert!((f64::from(*got) - want).abs() < 1e-6, "{row:?}");
+        }
+    }
+
+    /// Exact k-best: after Hildreth converges every constraint holds (m ≥ φ√v, φv or 1), and the
+    /// tightest holds with equality (some dual is positive, since the first was violated). The
+    /// weights are f32, so "within" is 1e-5 here; the rules' own equality is checked in f64.
+    #[test]
+    fn exact_k_best_meets_the_kkt_conditions() {
+        for rule in [RuleKind::Var, RuleKind::Stdev, RuleKind::Pa] {
+            let p = CwConfig {
+                rule,
+                constraints: ConstraintKind::Exact,
+                k: KBest::All,
+                eta: ETA_PHI_1,
+                ..CwConfig::default()
+            }
+            .validate()
+            .unwrap();
+            let mut cw = DiagonalLearner::new(p, 4, 4);
+            let docs = [
+                x(4, &[(0, 0.8), (3, 0.6)]),
+                x(4, &[(1, 1.0), (3, 0.3)]),
+                x(4, &[(0, 0.5), (2, 0.5), (3, 0.7)]),
+            ];
+            for (i, d) in docs.iter().enumerate() {
+                cw.learn(d, i % 4);
+                let slack: Vec<f64> = (0..4)
+                    .filter(|&r| r != i % 4)
+                    .map(|r| {
+                        let (m, v) = cw.margin(d, i % 4, r);
+                        let bound = match rule {
+                            RuleKind::Var => v,
+                            RuleKind::Stdev => v.sqrt(),
+                            _ => 1.0,
+                        };
+                        m - bound
+                    })
+                    .collect();
+                assert!(slack.iter().all(|&s| s >= -1e-5), "{rule:?} doc {i}: {slack:?}");
+                let tightest = slack.iter().copied().fold(f64::INFINITY, f64::min);
+                assert!(tightest.abs() < 1e-5, "{rule:?} doc {i}: {slack:?}");
+            }
+            assert_eq!(cw.stats().exact_cap_hits, 0);
+        }
+    }
+
+    /// The exact diagonal projection makes the constraint hold with equality for the diagonal
+    /// covariance itself: m' = φv' (var), m' = φ√v' (stdev).
+    #[test]
+    fn exact_projection_meets_its_constraint() {
+        for rule in [RuleKind::Var, RuleKind::Stdev] {
+            let p = CwConfig {
+                rule,
+                projection: ProjectionKind::Exact,
+                eta: 0.9,
+                ..CwConfig::default()
+            }
+            .validate()
+            .unwrap();
+            let phi = p.phi();
+            let mut cw = DiagonalLearner::new(p, 3, 2);
+            let doc = x(3, &[(0, 0.6), (1, 0.8), (2, 1.0)]);
+            cw.learn(&doc, 1);
+            let (m, v) = cw.margin(&doc, 1, 0);
+            let want = if rule == RuleKind::Var {
+                phi * v
+            } else {
+                phi * v.sqrt()
+            };
+            assert!((m - want).abs() < 1e-5, "{rule:?}: {m} vs {want}");
+        }
+    }
+
+    /// The binary formulation keeps one block; its probability of label 1 is Φ(μ·x/√v).
+    #[test]
+    fn binary_formulation_uses_one_weight_vector() {
+        let p = CwConfig {
+            binary: true,
+            eta: ETA_PHI_1,
+            ..CwConfig::default()
+        }
+        .validate()
+        .unwrap();
+        let mut cw = DiagonalLearner::new(p, 2, 2);
+        let doc = x(2, &[(0, 1.0)]);
+        cw.learn(&doc, 1);
+        assert_eq!(cw.weights().labels(), 1);
+        // m = 0, v = 1: α = √2/2, so μ = +α; σ = 1/(1 + λ) with λ = 1.
+        let row = cw.weights().row(0);
+        assert!((f64::from(row[0]) - 0.5f64.sqrt()).abs() < 1e-6, "{row:?}");
+        assert!((f64::from(row[1]) - 0.5).abs() < 1e-6);
+        let g = cw.score_gaussians(&doc);
+        assert_eq!(g[0], ScoreGaussian::default());
+        assert_eq!(crate::learner::argmax(&cw.scores(&doc)), 1);
+        cw.learn(&x(2, &[(1, 1.0)]), 0);
+        assert!(cw.weights().row(1)[0] < 0.0, "label 0 pushes w·x below 0");
+    }
+
+    #[test]
+    fn learns_a_separable_problem_with_every_strategy() {
+        for (constraints, k) in [
+            (ConstraintKind::Single, KBest::N(1)),
+            (ConstraintKind::Sequential, KBest::N(2)),
+            (ConstraintKind::Parallel, KBest::All),
+            (ConstraintKind::Exact, KBest::All),
+        ] {
+            let mut cw = DiagonalLearner::new(params(constraints, k), 5, 3);
+            let docs = [
+                (x(5, &[(0, 1.0), (4, 1.0)]), 0),
+                (x(5, &[(1, 1.0), (4, 1.0)]), 1),
+                (x(5, &[(2, 1.0), (3, 0.5), (4, 1.0)]), 2),
+                (x(5, &[(0, 0.5), (3, 1.0), (4, 1.0)]), 0),
+            ];
+            for _ in 0..5 {
+                docs.iter().for_each(|(d, y)| {
+                    cw.learn(d, *y);
+                });
+            }
+            for (d, y) in &docs {
+                assert_eq!(super::super::argmax(&cw.scores(d)), *y, "{constraints:?}");
+            }
+            let g = cw.score_gaussians(&docs[0].0);
+            assert!(g.iter().all(|g| g.variance > 0.0 && g.variance < 2.0));
+        }
+    }
+}
