@@ -18,6 +18,7 @@ pub mod batch;
 pub mod cli;
 pub mod corpus;
 pub mod error;
+pub mod experiment;
 pub mod features;
 pub mod input;
 pub mod learner;

@@ -543,3 +543,164 @@ fn one_or_two_threads_give_the_same_model_and_label_order() {
     assert_eq!(labels[0], labels[1]);
     assert_eq!(labels[0].lines().count(), 51);
 }
+
+#[test]
+fn every_algorithm_trains_and_classifies() {
+    for extra in [
+        &["--algo", "arow", "--arow-r", "0.5"][..],
+        &["--algo", "scw1", "-C", "0.5"],
+        &["--algo", "scw2"],
+        &["--algo", "perceptron"],
+        &["--algo", "averaged-perceptron"],
+        &["--algo", "pa"],
+        &["--algo", "pa1", "-C", "0.1"],
+        &["--algo", "pa2"],
+        &["--update", "var", "--projection", "l2"],
+        &["--rule", "stdev", "--projection", "exact"],
+        &["--constraints", "parallel", "-k", "all"],
+        &["--constraints", "exact", "-k", "all", "--update", "var"],
+        &["--binary"],
+    ] {
+        let (_dir, model) = train("mail", extra);
+        let out = cwtext()
+            .args([
+                "eval",
+                "mail",
+                "--include",
+                "test-*",
+                "--format",
+                "json",
+                "-m",
+            ])
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let accuracy = json["accuracy"].as_f64().unwrap();
+        assert!(accuracy >= 0.85, "{extra:?}: accuracy {accuracy}");
+    }
+}
+
+#[test]
+fn invalid_learner_combinations_are_refused_with_the_reason() {
+    for (extra, want) in [
+        (
+            &["--algo", "arow", "--projection", "exact"][..],
+            "var and stdev rules only, not for arow",
+        ),
+        (
+            &["--algo", "perceptron", "--projection", "l2"],
+            "--algo perceptron does not have",
+        ),
+        (
+            &["--algo", "pa", "--update", "var"],
+            "--algo pa has its own update",
+        ),
+        (
+            &["--algo", "scw1", "--constraints", "exact", "-k", "3"],
+            "not scw1",
+        ),
+        (&["-k", "five", "--constraints", "sequential"], "'all'"),
+        (
+            &["--constraints", "sequential", "-k", "0"],
+            "k must be at least 1",
+        ),
+        (
+            &["--algo", "pa1", "-C", "0"],
+            "C must be positive, but is 0",
+        ),
+        (
+            &["--binary", "--constraints", "sequential", "-k", "2"],
+            "k must be 1, but is 2",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = cwtext()
+            .args(["train", "mail", "-o"])
+            .arg(dir.path().join("m.cwm"))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&out).contains(want), "{extra:?}: {}", stderr(&out));
+        assert_no_panic(&out);
+        assert!(!dir.path().join("m.cwm").exists());
+    }
+    // The binary formulation needs two labels.
+    let dir = tempfile::tempdir().unwrap();
+    for label in ["a", "b", "c"] {
+        std::fs::create_dir(dir.path().join(label)).unwrap();
+        std::fs::write(
+            dir.path().join(label).join("1.txt"),
+            format!("words about {label}"),
+        )
+        .unwrap();
+    }
+    let out = cwtext()
+        .arg("train")
+        .arg(dir.path())
+        .args(["--binary", "-o"])
+        .arg(dir.path().join("m.cwm"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("exactly 2 labels"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn experiment_commands_print_their_tables() {
+    let out = cwtext()
+        .args([
+            "experiment",
+            "synthetic",
+            "--runs",
+            "2",
+            "--tuning-runs",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    for row in [
+        "| Perceptron |",
+        "| CW-Stdev-full |",
+        "| CW-Var-diag (exact) |",
+    ] {
+        assert!(table.contains(row), "{table}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("epochs.md");
+    let out = cwtext()
+        .args([
+            "experiment",
+            "epochs",
+            "news",
+            "--epochs",
+            "2",
+            "--only",
+            "k=1",
+            "-o",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(table, stdout(&out));
+    assert!(
+        table.contains("| CW-Var k=1 |") && !table.contains("k=5"),
+        "{table}"
+    );
+    let out = cwtext()
+        .args(["experiment", "epochs", "news", "--only", "nothing-matches"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no configuration name contains"));
+}

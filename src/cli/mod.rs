@@ -4,6 +4,7 @@
 mod classify;
 mod common;
 mod eval;
+mod experiment;
 mod label;
 mod train;
 
@@ -44,6 +45,8 @@ pub enum Command {
     Label(label::LabelArgs),
     /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
     Eval(eval::EvalArgs),
+    /// Reproduce the papers' experiments (NIPS 2008 synthetic data, EMNLP 2009 epochs).
+    Experiment(experiment::ExperimentArgs),
 }
 
 /// How a successful run ended.
@@ -73,5 +76,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Classify(args) => classify::run(args, &ui),
         Command::Label(args) => label::run(args, &ui),
         Command::Eval(args) => eval::run(args, &ui),
+        Command::Experiment(args) => experiment::run(args, &ui),
     }
 }

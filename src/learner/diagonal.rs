@@ -468,7 +468,10 @@ mod tests {
                         m - bound
                     })
                     .collect();
-                assert!(slack.iter().all(|&s| s >= -1e-5), "{rule:?} doc {i}: {slack:?}");
+                assert!(
+                    slack.iter().all(|&s| s >= -1e-5),
+                    "{rule:?} doc {i}: {slack:?}"
+                );
                 let tightest = slack.iter().copied().fold(f64::INFINITY, f64::min);
                 assert!(tightest.abs() < 1e-5, "{rule:?} doc {i}: {slack:?}");
             }

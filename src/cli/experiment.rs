@@ -1,0 +1,195 @@
+//! `cwtext experiment synthetic|epochs`: the papers' experiments, printed as Markdown tables
+//! (and written to a file with `-o`, e.g. under `benches/results/`).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use super::common::Ui;
+use super::Outcome;
+use crate::corpus::{scan_labelled, FileFilter};
+use crate::experiment::{epochs, synthetic};
+use crate::train::{check_epochs, featurize_corpus, Example, TrainSettings};
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext experiment synthetic -o benches/results/nips2008-synthetic.md
+  cwtext experiment epochs ~/.cache/cwtext-corpora/20ng -o benches/results/emnlp2009-20ng.md";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct ExperimentArgs {
+    #[command(subcommand)]
+    pub which: Which,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Which {
+    /// NIPS 2008 §5: cumulative mistakes on synthetic data in R^20 (Fig. 2a, b).
+    Synthetic(SyntheticArgs),
+    /// EMNLP 2009 §6: test accuracy after each epoch, per constraint strategy and baseline.
+    Epochs(EpochsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SyntheticArgs {
+    /// Reported runs (seeds).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub runs: u64,
+    /// Runs on other seeds used to tune η (and AROW's r) for each algorithm.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub tuning_runs: u64,
+    /// Standard deviation of the long, uninformative axis.
+    #[arg(long, default_value_t = synthetic::LONG_AXIS_SD, value_name = "SD")]
+    pub long_axis_sd: f64,
+    /// Standard deviation of the informative short axis (the paper does not give it).
+    #[arg(long, default_value_t = synthetic::SHORT_AXIS_SD, value_name = "SD")]
+    pub short_axis_sd: f64,
+    /// Also write the table to this file.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct EpochsArgs {
+    /// Corpus root: DIR/<label>/**/<file>, holding both splits.
+    pub dir: PathBuf,
+    /// File-name glob of the training split.
+    #[arg(long, default_value = "train-*", value_name = "GLOB")]
+    pub train_include: String,
+    /// File-name glob of the test split.
+    #[arg(long, default_value = "test-*", value_name = "GLOB")]
+    pub test_include: String,
+    /// Epochs to train (accuracy is measured after each).
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    /// Seed of the per-epoch shuffle.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Only the configurations whose name contains this text (repeatable), e.g. 'k=1'.
+    #[arg(long, value_name = "TEXT")]
+    pub only: Vec<String>,
+    /// Also write the table to this file.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: ExperimentArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let table = match args.which {
+        Which::Synthetic(a) => {
+            ui.info(format!(
+                "synthetic: {} algorithms × {} runs (tuned on {})",
+                synthetic::Algorithm::ALL.len(),
+                a.runs,
+                a.tuning_runs
+            ));
+            for (name, sd) in [("long", a.long_axis_sd), ("short", a.short_axis_sd)] {
+                anyhow::ensure!(
+                    sd.is_finite() && sd > 0.0,
+                    "invalid setting: --{name}-axis-sd must be positive, but is {sd}"
+                );
+            }
+            let setup = synthetic::Setup {
+                runs: a.runs as usize,
+                tuning_runs: a.tuning_runs as usize,
+                long_sd: a.long_axis_sd,
+                short_sd: a.short_axis_sd,
+            };
+            let rows = synthetic::table(&setup);
+            let table = synthetic::markdown(&rows, &setup);
+            write(&a.output, &table)?;
+            table
+        }
+        Which::Epochs(a) => {
+            let table = run_epochs(&a, ui)?;
+            write(&a.output, &table)?;
+            table
+        }
+    };
+    print!("{table}");
+    Ok(Outcome::Success)
+}
+
+fn write(output: &Option<PathBuf>, table: &str) -> anyhow::Result<()> {
+    if let Some(path) = output {
+        std::fs::write(path, table).with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    Ok(())
+}
+
+fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
+    check_epochs(a.epochs)?;
+    let configs: Vec<epochs::Config> = epochs::emnlp_configs()
+        .into_iter()
+        .filter(|c| a.only.is_empty() || a.only.iter().any(|o| c.name.contains(o.as_str())))
+        .collect();
+    anyhow::ensure!(
+        !configs.is_empty(),
+        "invalid setting: no configuration name contains {:?}",
+        a.only
+    );
+    let base = TrainSettings {
+        pipeline: Default::default(),
+        learner: Default::default(),
+        epochs: a.epochs,
+        seed: a.seed,
+        encoding: crate::model::WeightEncoding::F32,
+    };
+    let read = |glob: &str| -> anyhow::Result<(Vec<String>, Vec<Example>)> {
+        let corpus = scan_labelled(&a.dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
+        corpus.warnings.iter().for_each(|w| ui.warn(w));
+        let progress = ui.progress(corpus.files.len() as u64);
+        let (examples, skipped) = featurize_corpus(&corpus, &base.pipeline, &progress)?;
+        progress.finish_and_clear();
+        skipped.iter().for_each(|e| ui.warn(format!("skipped {e}")));
+        Ok((corpus.labels, examples))
+    };
+    let (labels, train) = read(&a.train_include)?;
+    let (test_labels, mut test) = read(&a.test_include)?;
+    // The test split's label indices follow its own folders: map them to the training labels.
+    for e in &mut test {
+        let name = &test_labels[e.label];
+        e.label = labels.iter().position(|l| l == name).with_context(|| {
+            format!(
+                "{}: label {name:?} has test files but no training files",
+                a.dir.display()
+            )
+        })?;
+    }
+    ui.info(format!(
+        "epochs: {} configurations × {} epochs, {} training and {} test documents, {} labels",
+        configs.len(),
+        a.epochs,
+        train.len(),
+        test.len(),
+        labels.len()
+    ));
+    let progress = ui.progress(0);
+    progress.set_message("training");
+    let curves = epochs::run(
+        &configs,
+        &base,
+        labels.len(),
+        &train,
+        &test,
+        a.epochs,
+        &progress,
+    )?;
+    progress.finish_and_clear();
+    let header = format!(
+        "EMNLP 2009 §6 on {}: test accuracy (%) after each epoch; {} training / {} test \
+         documents ({} / {}), {} labels, seed {}, cwtext's default pipeline and η.",
+        a.dir.file_name().map_or_else(
+            || a.dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        ),
+        train.len(),
+        test.len(),
+        a.train_include,
+        a.test_include,
+        labels.len(),
+        a.seed
+    );
+    Ok(epochs::markdown(&curves, &header))
+}
