@@ -20,8 +20,8 @@ pub trait ConstraintModel {
     fn solve(&self, x: &FeatureVector, y: usize, r: usize) -> Step;
     /// Hildreth's correction of "y beats r" whose dual variable is `dual` ≥ 0 so far: the
     /// signed step that makes it hold with equality, but never below −dual, so that the dual
-    /// stays non-negative. Also returns v, to measure the change in margin.
-    fn correction(&self, x: &FeatureVector, y: usize, r: usize, dual: f64) -> (Step, f64);
+    /// stays non-negative. Also returns (m, v), to measure the change in margin.
+    fn correction(&self, x: &FeatureVector, y: usize, r: usize, dual: f64) -> (Step, f64, f64);
     /// Applies a step to "y beats r". Returns false, changing nothing, when the step would make
     /// a variance non-positive (only a negative correction can).
     fn apply(&mut self, x: &FeatureVector, y: usize, r: usize, step: &Step) -> bool;
@@ -118,11 +118,12 @@ pub enum ConstraintKind {
     Exact,
 }
 
-/// Hildreth's iteration stops when no correction moves a margin by more than this. The weights
-/// are f32 (about 7 significant digits), so a tighter tolerance would chase rounding noise.
-pub const EXACT_TOLERANCE: f64 = 1e-6;
+/// Hildreth's iteration stops when no correction moves a margin m by more than this times
+/// (1 + |m|). The weights are f32 (about 7 significant digits) and a margin sums hundreds of
+/// products, so a tighter tolerance would chase rounding noise.
+pub const EXACT_TOLERANCE: f64 = 1e-5;
 /// And after at most this many passes over the constraints (reported when hit).
-pub const EXACT_MAX_PASSES: usize = 100;
+pub const EXACT_MAX_PASSES: usize = 1000;
 
 /// What one example's constraints did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -180,7 +181,7 @@ impl ConstraintKind {
 
 /// Hildreth's method (Censor & Zenios 1997, Alg. 6.5.2) for the constraints against
 /// `competitors`: cyclic corrections c = max(−λᵣ, θᵣ), λᵣ ← λᵣ + c, until every correction
-/// moves its margin by less than [`EXACT_TOLERANCE`].
+/// moves its margin by less than [`EXACT_TOLERANCE`] (relative).
 fn hildreth(
     model: &mut impl ConstraintModel,
     x: &FeatureVector,
@@ -191,10 +192,10 @@ fn hildreth(
     for _ in 0..EXACT_MAX_PASSES {
         let mut largest = 0.0f64;
         for (dual, &r) in duals.iter_mut().zip(competitors) {
-            let (step, v) = model.correction(x, y, r, *dual);
+            let (step, m, v) = model.correction(x, y, r, *dual);
             if step.is_update() && model.apply(x, y, r, &step) {
                 *dual += step.alpha;
-                largest = largest.max((step.alpha * v).abs());
+                largest = largest.max((step.alpha * v).abs() / (1.0 + m.abs()));
             }
         }
         if largest <= EXACT_TOLERANCE {

@@ -197,24 +197,18 @@ impl ConstraintModel for DiagonalLearner {
         self.step_for(x, &terms, m, v)
     }
 
-    fn correction(&self, x: &FeatureVector, y: usize, r: usize, dual: f64) -> (Step, f64) {
+    fn correction(&self, x: &FeatureVector, y: usize, r: usize, dual: f64) -> (Step, f64, f64) {
         let (m, v) = self.margin(x, y, r);
         if !(m.is_finite() && v.is_finite()) || v <= 0.0 {
-            return (Step::NONE, v);
+            return (Step::NONE, m, v);
         }
         let rule = self.params.config().rule.rule();
         let p = self.params.rule_params();
-        match rule.signed_alpha(m, v, p) {
-            Some(theta) => {
-                let alpha = theta.max(-dual);
-                if alpha == 0.0 {
-                    (Step::NONE, v)
-                } else {
-                    (rule.step_of(alpha, v, p), v)
-                }
-            }
-            None => (Step::NONE, v),
-        }
+        let step = match rule.signed_alpha(m, v, p).map(|theta| theta.max(-dual)) {
+            Some(alpha) if alpha != 0.0 => rule.step_of(alpha, v, p),
+            _ => Step::NONE,
+        };
+        (step, m, v)
     }
 
     fn apply(&mut self, x: &FeatureVector, y: usize, r: usize, step: &Step) -> bool {
