@@ -9,14 +9,14 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::model::{Model, Prediction};
 use crate::pipeline::Pipeline;
+use crate::probability::Method;
 use crate::train::featurize_file;
 
 /// Predicts every file; per-file errors are returned in place.
 pub fn classify_files(
     model: &Model,
     files: &[PathBuf],
-    samples: usize,
-    seed: u64,
+    method: Method,
     progress: &ProgressBar,
 ) -> Result<Vec<Result<Prediction>>> {
     Pipeline::new(model.pipeline())?;
@@ -25,8 +25,7 @@ pub fn classify_files(
         .map_init(
             || Pipeline::new(model.pipeline()).expect("validated above"),
             |pipeline, path| {
-                let result =
-                    featurize_file(pipeline, path).map(|x| model.predict(&x, samples, seed));
+                let result = featurize_file(pipeline, path).map(|x| model.predict(&x, method));
                 progress.inc(1);
                 result
             },

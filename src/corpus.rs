@@ -62,6 +62,8 @@ pub struct FileList {
 /// A labelled corpus: label names (sorted) and (file, label index) pairs.
 #[derive(Debug, Default)]
 pub struct LabelledCorpus {
+    /// The corpus root the files were found under.
+    pub root: PathBuf,
     pub labels: Vec<String>,
     pub files: Vec<(PathBuf, usize)>,
     pub warnings: Vec<String>,
@@ -113,7 +115,10 @@ pub fn list_files(root: &Path, filter: &FileFilter) -> Result<FileList> {
 pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
-    let mut corpus = LabelledCorpus::default();
+    let mut corpus = LabelledCorpus {
+        root: root.to_path_buf(),
+        ..LabelledCorpus::default()
+    };
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(root, e))?;
         let path = entry.path();

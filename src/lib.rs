@@ -15,6 +15,7 @@
 //! `main.rs` only parses the arguments and dispatches to [`cli::run`].
 
 pub mod batch;
+pub mod calibration;
 pub mod cli;
 pub mod corpus;
 pub mod error;

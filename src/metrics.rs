@@ -4,6 +4,9 @@
 
 use serde::Serialize;
 
+use crate::calibration::{Calibration, CalibrationBin};
+use crate::probability::LabelDistribution;
+
 /// Precision, recall and F1 of one label.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LabelScores {
@@ -22,6 +25,12 @@ pub struct Evaluation {
     pub accuracy: f64,
     pub macro_f1: f64,
     pub mean_entropy: f64,
+    /// Expected calibration error over 10 confidence bins.
+    pub ece: f64,
+    /// Multi-class Brier score.
+    pub brier: f64,
+    /// The EMNLP 2009 §7 table: examples and errors per confidence bin.
+    pub calibration: Vec<CalibrationBin>,
     pub per_label: Vec<LabelScores>,
     /// The label order of the confusion matrix.
     pub labels: Vec<String>,
@@ -36,6 +45,9 @@ pub struct Evaluator {
     confusion: Vec<Vec<usize>>,
     entropy_sum: f64,
     documents: usize,
+    /// The number of labels the model knows (evaluation labels beyond it are unknown to it).
+    known: usize,
+    calibration: Calibration,
 }
 
 impl Evaluator {
@@ -46,6 +58,8 @@ impl Evaluator {
             confusion: vec![vec![0; k]; k],
             entropy_sum: 0.0,
             documents: 0,
+            known: k,
+            calibration: Calibration::default(),
         }
     }
 
@@ -60,13 +74,19 @@ impl Evaluator {
         self.labels.len() - 1
     }
 
-    pub fn add(&mut self, truth: usize, predicted: usize, entropy: f64) {
+    /// Adds one prediction: true label, predicted label, and the distribution over the model's
+    /// labels.
+    pub fn add(&mut self, truth: usize, predicted: usize, distribution: &LabelDistribution) {
         self.confusion[truth][predicted] += 1;
-        self.entropy_sum += entropy;
+        self.entropy_sum += distribution.entropy;
         self.documents += 1;
+        let known = (truth < self.known).then_some(truth);
+        self.calibration
+            .add(&distribution.probabilities, predicted, known);
     }
 
     pub fn finish(self) -> Evaluation {
+        let calibration = self.calibration.finish();
         let k = self.labels.len();
         let correct: usize = (0..k).map(|i| self.confusion[i][i]).sum();
         let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
@@ -112,6 +132,9 @@ impl Evaluator {
             } else {
                 self.entropy_sum / self.documents as f64
             },
+            ece: calibration.ece,
+            brier: calibration.brier,
+            calibration: calibration.bins,
             per_label,
             labels: self.labels,
             confusion: self.confusion,
@@ -123,13 +146,24 @@ impl Evaluator {
 mod tests {
     use super::*;
 
+    /// A distribution that puts 0.8 on `label` of two.
+    fn dist(label: usize, entropy: f64) -> LabelDistribution {
+        let mut probabilities = vec![0.2, 0.2];
+        probabilities[label] = 0.8;
+        probabilities.truncate(2);
+        LabelDistribution {
+            probabilities,
+            entropy,
+        }
+    }
+
     /// Hand-computed: truths a,a,a,b,b; predictions a,a,b,b,a.
     /// a: P = 2/3, R = 2/3, F1 = 2/3; b: P = 1/2, R = 1/2, F1 = 1/2; macro-F1 = 7/12.
     #[test]
     fn metrics_by_hand() {
         let mut e = Evaluator::new(vec!["a".into(), "b".into()]);
         for (t, p) in [(0, 0), (0, 0), (0, 1), (1, 1), (1, 0)] {
-            e.add(t, p, 0.5);
+            e.add(t, p, &dist(p, 0.5));
         }
         let r = e.finish();
         assert!((r.accuracy - 0.6).abs() < 1e-12);
@@ -144,8 +178,8 @@ mod tests {
     fn unknown_labels_are_errors() {
         let mut e = Evaluator::new(vec!["a".into()]);
         let c = e.label_index("c");
-        e.add(c, 0, 0.0);
-        e.add(0, 0, 0.0);
+        e.add(c, 0, &dist(0, 0.0));
+        e.add(0, 0, &dist(0, 0.0));
         let r = e.finish();
         assert_eq!(r.labels, ["a", "c"]);
         assert!((r.accuracy - 0.5).abs() < 1e-12);

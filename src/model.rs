@@ -90,6 +90,14 @@ pub struct ModelHeader {
     pub encoding: WeightEncoding,
     /// Rows of the weight table (the feature dimension, bias included).
     pub features: usize,
+    /// Probabilities are computed from N(m_z, c·v_z) with this c, fitted on held-out documents
+    /// (`crate::calibration::fit_scale`); 1 when not calibrated.
+    #[serde(default = "one")]
+    pub probability_scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// What the model says about one document.
@@ -126,13 +134,14 @@ impl Model {
     }
 
     /// The best label (argmax of the mean scores, the classifier the paper evaluates) and the
-    /// label distribution from `samples` Gibbs draws seeded with `seed`.
-    pub fn predict(&self, x: &FeatureVector, samples: usize, seed: u64) -> Prediction {
+    /// label distribution by `method` (Gibbs sampling or quadrature).
+    pub fn predict(&self, x: &FeatureVector, method: crate::probability::Method) -> Prediction {
         let gaussians = self.score_gaussians(x);
         let scores: Vec<f64> = gaussians.iter().map(|g| g.mean).collect();
+        let gaussians = crate::calibration::scaled(&gaussians, self.header.probability_scale);
         Prediction {
             label: crate::learner::argmax(&scores),
-            distribution: crate::probability::sample_distribution(&gaussians, samples, seed),
+            distribution: method.distribution(&gaussians),
         }
     }
 
@@ -251,6 +260,12 @@ impl Model {
             .pipeline
             .validate()
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
+        if !(header.probability_scale.is_finite() && header.probability_scale > 0.0) {
+            return Err(fail(ModelError::Corrupted(format!(
+                "probability scale must be positive, but is {}",
+                header.probability_scale
+            ))));
+        }
         if header.features != header.pipeline.dimension() || labels == 0 {
             return Err(fail(ModelError::Corrupted(
                 "weight table does not match the pipeline".into(),
@@ -319,6 +334,7 @@ mod tests {
                 learner: LearnerConfig::Cw(CwConfig::default()),
                 training: TrainingStats::default(),
                 encoding,
+                probability_scale: 1.0,
             },
             learner,
         }

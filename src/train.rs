@@ -29,6 +29,8 @@ pub struct TrainSettings {
     pub epochs: usize,
     pub seed: u64,
     pub encoding: WeightEncoding,
+    /// Fit the probability scale on a held-out fifth before the final run on all documents.
+    pub calibrate: bool,
 }
 
 /// One featurised training document.
@@ -36,6 +38,8 @@ pub struct TrainSettings {
 pub struct Example {
     pub x: FeatureVector,
     pub label: usize,
+    /// The index of its file in the corpus.
+    pub file: usize,
 }
 
 /// Reads one file and runs the pipeline on it. A document without any word is an error, since
@@ -81,9 +85,13 @@ pub fn featurize_corpus(
     let results = featurize_files(&corpus.files, |(p, _)| p, config, progress)?;
     let mut examples = Vec::with_capacity(results.len());
     let mut skipped = Vec::new();
-    for (result, (_, label)) in results.into_iter().zip(&corpus.files) {
+    for (file, (result, (_, label))) in results.into_iter().zip(&corpus.files).enumerate() {
         match result {
-            Ok(x) => examples.push(Example { x, label: *label }),
+            Ok(x) => examples.push(Example {
+                x,
+                label: *label,
+                file,
+            }),
             Err(e) if e.is_skippable() => skipped.push(e),
             Err(e) => return Err(e),
         }
@@ -177,6 +185,7 @@ impl Trainer {
                 },
                 encoding: settings.encoding,
                 features: dimension,
+                probability_scale: 1.0,
             },
             learner: self.learner,
         }
@@ -212,12 +221,52 @@ pub fn train_examples(
     Ok(trainer.into_model(examples, labels, settings))
 }
 
-/// Featurises a corpus and trains on it. Returns the model and the files that were skipped.
+/// Whether a file belongs to the held-out fifth: a fixed hash of its path relative to the corpus
+/// root, so the split never depends on the order, the machine or the run.
+pub fn held_out(root: &Path, path: &Path) -> bool {
+    use std::hash::Hasher;
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let mut h = fxhash::FxHasher64::default();
+    h.write(relative.to_string_lossy().as_bytes());
+    // The top bits, which FxHash mixes well (see pipeline::hash).
+    (h.finish() >> 32) % 5 == 0
+}
+
+/// What fitting the probability scale found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CalibrationFit {
+    pub scale: f64,
+    pub held_out: usize,
+    pub brier_before: f64,
+    pub brier_after: f64,
+}
+
+/// The fewest held-out documents the probability scale is fitted on.
+pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;
+
+/// Fits the probability scale of `learner` on held-out examples.
+pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -> CalibrationFit {
+    let documents: Vec<_> = held_out
+        .iter()
+        .map(|e| (learner.score_gaussians(&e.x), e.label))
+        .collect();
+    let (scale, brier_before, brier_after) = crate::calibration::fit_scale(&documents);
+    CalibrationFit {
+        scale,
+        held_out: held_out.len(),
+        brier_before,
+        brier_after,
+    }
+}
+
+/// Featurises a corpus and trains on it. With `settings.calibrate`, first trains on four fifths
+/// and fits the probability scale on the held-out fifth, then trains on everything and keeps
+/// that scale. Returns the model, the fit (if any) and the files that were skipped.
 pub fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
     progress: &ProgressBar,
-) -> Result<(Model, Vec<Error>)> {
+) -> Result<(Model, Option<CalibrationFit>, Vec<Error>)> {
     let (examples, skipped) = featurize_corpus(corpus, &settings.pipeline, progress)?;
     if examples.is_empty() {
         return Err(Error::InvalidSetting(format!(
@@ -225,7 +274,24 @@ pub fn train_corpus(
             corpus.files.len()
         )));
     }
+    let fit = if settings.calibrate {
+        let (held, kept): (Vec<&Example>, Vec<&Example>) = examples
+            .iter()
+            .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));
+        if held.len() >= MIN_CALIBRATION_DOCUMENTS && !kept.is_empty() {
+            let kept: Vec<Example> = kept.into_iter().cloned().collect();
+            let partial = train_examples(&kept, corpus.labels.clone(), settings, progress)?;
+            Some(fit_probability_scale(&partial.learner, &held))
+        } else {
+            None
+        }
+    } else {
+        None
+    };
     let mut model = train_examples(&examples, corpus.labels.clone(), settings, progress)?;
     model.header.training.skipped = skipped.len();
-    Ok((model, skipped))
+    if let Some(fit) = fit {
+        model.header.probability_scale = fit.scale;
+    }
+    Ok((model, fit, skipped))
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use cwtext::input::parse_bytes;
 use cwtext::model::{Model, WeightEncoding, FORMAT_VERSION};
 use cwtext::pipeline::Pipeline;
+use cwtext::probability::Method;
 
 fn frozen(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,7 +29,15 @@ fn format_v1_loads_and_classifies() {
     let mail = b"From: deals@cheap-pills.example\nSubject: LIMITED OFFER free money\n\n\
         Click here to claim your FREE money now!!! Unsubscribe: reply remove.\n";
     let x = pipeline.features(&parse_bytes(mail).unwrap()).unwrap();
-    let p = model.predict(&x, 1000, 0);
+    let p = model.predict(
+        &x,
+        Method::Gibbs {
+            samples: 1000,
+            seed: 0,
+        },
+    );
     assert_eq!(model.labels()[p.label], "spam");
     assert!((p.distribution.probabilities.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    let exact = model.predict(&x, Method::Exact);
+    assert!((exact.distribution.probabilities[1] - p.distribution.probabilities[1]).abs() < 0.05);
 }

@@ -117,7 +117,7 @@ fn predict_bytes(
         .ok_or_else(|| Error::EmptyDocument {
             path: path.to_path_buf(),
         })?;
-    Ok(model.predict(&x, args.sampling.samples as usize, args.sampling.seed))
+    Ok(model.predict(&x, args.sampling.method()))
 }
 
 /// Labels and probabilities, most probable first (ties: model order).

