@@ -29,5 +29,6 @@ pub mod pipeline;
 pub mod probability;
 pub mod route;
 pub mod train;
+pub mod tune;
 
 pub use error::{Error, Result};

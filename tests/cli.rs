@@ -704,3 +704,156 @@ fn experiment_commands_print_their_tables() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no configuration name contains"));
 }
+
+#[test]
+fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("tuned.cwm");
+    let out = cwtext()
+        .args([
+            "tune",
+            "mail",
+            "--include",
+            "train-*",
+            "--budget",
+            "3",
+            "--max-epochs",
+            "3",
+            "-o",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let trials: Vec<&str> = text.lines().filter(|l| l.starts_with("trial")).collect();
+    assert_eq!(trials.len(), 3, "{text}");
+    assert!(
+        trials[0]
+            .contains("stdev eta=0.99 single | stopwords=english stem=none ngrams=2 values=log-tf"),
+        "{text}"
+    );
+    assert!(text.contains("best: trial"), "{text}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("tuned.cwm.tune.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["trials"].as_array().unwrap().len(), 3);
+    let best = report["best"].as_u64().unwrap() as usize;
+    let best_accuracy = report["trials"][best]["validation_accuracy"]
+        .as_f64()
+        .unwrap();
+    for t in report["trials"].as_array().unwrap() {
+        assert!(t["validation_accuracy"].as_f64().unwrap() <= best_accuracy);
+    }
+    // No test file was read: the corpus filter is what the user gave.
+    assert_eq!(
+        report["training_documents"].as_u64().unwrap()
+            + report["validation_documents"].as_u64().unwrap(),
+        60
+    );
+    let out = cwtext()
+        .args(["eval", "mail", "--include", "test-*", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = cwtext()
+        .args(["tune", "mail", "--budget", "0", "-o"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("at least 1 trial, but is 0"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn exact_probabilities_agree_with_gibbs_and_eval_reports_calibration() {
+    let (_dir, model) = train("mail", &[]);
+    let probability = |extra: &[&str]| -> f64 {
+        let out = cwtext()
+            .args([
+                "classify",
+                "--format",
+                "json",
+                "mail/spam/test-spam-2-00023.txt",
+                "-m",
+            ])
+            .arg(&model)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        v["probabilities"]["spam"].as_f64().unwrap()
+    };
+    let exact = probability(&["--probabilities", "exact"]);
+    let gibbs = probability(&["--samples", "20000"]);
+    let se = (exact * (1.0 - exact) / 20000.0).sqrt().max(1e-4);
+    assert!(
+        (exact - gibbs).abs() < 3.0 * se,
+        "exact {exact} vs Gibbs {gibbs}"
+    );
+    let out = cwtext()
+        .args([
+            "eval",
+            "mail",
+            "--include",
+            "test-*",
+            "--format",
+            "json",
+            "-m",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let ece = v["ece"].as_f64().unwrap();
+    let brier = v["brier"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&ece) && (0.0..=2.0).contains(&brier));
+    let bins = v["calibration"].as_array().unwrap();
+    assert_eq!(bins.len(), 10);
+    let examples: u64 = bins.iter().map(|b| b["examples"].as_u64().unwrap()).sum();
+    assert_eq!(examples, v["documents"].as_u64().unwrap());
+}
+
+#[test]
+fn train_says_whether_it_calibrated() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = |extra: &[&str]| {
+        let out = cwtext()
+            .args(["train", "mail", "-o"])
+            .arg(dir.path().join("m.cwm"))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    // All 80 mails: 21 in the held-out fifth, enough for a fit that improves the Brier score.
+    let all = summary(&[]);
+    let line = all
+        .lines()
+        .find(|l| l.starts_with("probabilities calibrated on 21 held-out documents"))
+        .unwrap_or_else(|| panic!("{all}"));
+    let numbers: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // [21, scale, before, after]
+    assert!(
+        numbers[1] > 0.0 && numbers[1] < 1.0 && numbers[3] < numbers[2],
+        "{line}"
+    );
+    // The 60 training mails: too few held out.
+    let few = summary(&["--include", "train-*"]);
+    assert!(
+        few.contains("probabilities not calibrated: fewer than 20"),
+        "{few}"
+    );
+    assert!(!summary(&["--no-calibrate"]).contains("calibrated"));
+}

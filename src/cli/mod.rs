@@ -7,6 +7,7 @@ mod eval;
 mod experiment;
 mod label;
 mod train;
+mod tune;
 
 use clap::{Parser, Subcommand};
 
@@ -45,6 +46,8 @@ pub enum Command {
     Label(label::LabelArgs),
     /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
     Eval(eval::EvalArgs),
+    /// Search the settings on a validation fifth of a corpus and train the best model.
+    Tune(tune::TuneArgs),
     /// Reproduce the papers' experiments (NIPS 2008 synthetic data, EMNLP 2009 epochs).
     Experiment(experiment::ExperimentArgs),
 }
@@ -77,5 +80,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Label(args) => label::run(args, &ui),
         Command::Eval(args) => eval::run(args, &ui),
         Command::Experiment(args) => experiment::run(args, &ui),
+        Command::Tune(args) => tune::run(args, &ui),
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How a feature's count becomes its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
     /// 1 for a present feature.

@@ -1,0 +1,142 @@
+//! `cwtext tune DIR -o MODEL [--budget N]`: search the settings on a validation fifth of the
+//! training files, then train the winner on all of them.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::common::{FilterArgs, Ui};
+use super::Outcome;
+use crate::corpus::scan_labelled;
+use crate::model::WeightEncoding;
+use crate::pipeline::PipelineConfig;
+use crate::train::{check_epochs, train_corpus, TrainSettings};
+use crate::tune::{search, winning_settings, PATIENCE};
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext tune corpus/ -o tuned.cwm
+  cwtext tune 20ng/ --include 'train-*' -o 20ng.cwm --budget 40 --seed 3
+
+Searched: feature options (stop words, stemming, bigrams, value type), the update rule (CW
+stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single, sequential k =
+3 or 5); epochs by early stopping. The first trial is always `cwtext train`'s defaults. Only
+the training files are read: a fixed fifth of them (by a hash of the path) validates. The
+settings of every trial go to MODEL.tune.json; the model itself holds the winner's.";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct TuneArgs {
+    /// Training corpus: DIR/<label>/**/<file>.
+    pub dir: PathBuf,
+    /// Where to write the best model (atomically); MODEL.tune.json gets the trials.
+    #[arg(short, long, value_name = "MODEL")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// How many settings to try.
+    #[arg(long, default_value_t = 24, value_name = "TRIALS")]
+    pub budget: usize,
+    /// The most epochs a trial may train (it stops earlier when validation stops improving).
+    #[arg(long, default_value_t = 10)]
+    pub max_epochs: usize,
+    /// Seed of the search and of the per-epoch shuffle.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Hash features into 2^B buckets (16..=26).
+    #[arg(long, default_value_t = PipelineConfig::default().hash_bits, value_name = "B")]
+    pub hash_bits: u8,
+    /// Weight precision in the model file.
+    #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
+    pub encoding: WeightEncoding,
+}
+
+pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    check_epochs(args.max_epochs)?;
+    anyhow::ensure!(
+        args.budget >= 1,
+        "invalid setting: the budget must be at least 1 trial, but is 0"
+    );
+    let base = TrainSettings {
+        pipeline: PipelineConfig {
+            hash_bits: args.hash_bits,
+            ..PipelineConfig::default()
+        },
+        learner: Default::default(),
+        epochs: args.max_epochs,
+        seed: args.seed,
+        encoding: args.encoding,
+        calibrate: true,
+    };
+    base.pipeline.validate()?;
+    let start = Instant::now();
+    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    corpus.warnings.iter().for_each(|w| ui.warn(w));
+    let progress = ui.progress(args.budget as u64);
+    progress.set_message("tuning");
+    ui.info(format!(
+        "tuning on {} files, {} labels: {} trials, at most {} epochs each (early stop after {PATIENCE} without gain)",
+        corpus.files.len(),
+        corpus.labels.len(),
+        args.budget,
+        args.max_epochs
+    ));
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = None;
+    let mut report = |t: &crate::tune::Trial| {
+        let line = format!(
+            "trial {:>3}  validation {:.4} at epoch {:>2}  {:>6.1}s  {}",
+            t.index + 1,
+            t.validation_accuracy,
+            t.best_epoch,
+            t.seconds,
+            t.candidate.describe()
+        );
+        progress.suspend(|| {
+            if let Err(e) = writeln!(out, "{line}") {
+                failed.get_or_insert(e);
+            }
+        });
+    };
+    let threads = rayon::current_num_threads();
+    let result = search(&corpus, &base, args.budget, threads, &progress, &mut report)?;
+    progress.finish_and_clear();
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let best = &result.trials[result.best];
+    writeln!(
+        out,
+        "best: trial {} (validation accuracy {:.4} on {} documents, {} epochs): {}",
+        best.index + 1,
+        best.validation_accuracy,
+        result.validation_documents,
+        best.best_epoch,
+        best.candidate.describe()
+    )?;
+    let settings = winning_settings(&result, &base)?;
+    let (model, fit, skipped) =
+        train_corpus(&corpus, &settings, &indicatif::ProgressBar::hidden())?;
+    let outcome = super::common::report_skipped(ui, &skipped);
+    model.save(&args.output)?;
+    let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));
+    std::fs::write(&report_path, serde_json::to_string_pretty(&result)?)
+        .with_context(|| format!("{}: cannot write", report_path.display()))?;
+    writeln!(
+        out,
+        "wrote {} (trained on all {} documents{}) and {}",
+        args.output.display(),
+        model.header.training.documents,
+        fit.map_or(String::new(), |f| format!(
+            ", probability scale {:.4}",
+            f.scale
+        )),
+        report_path.display()
+    )?;
+    ui.info(format!("tuned in {:.1}s", start.elapsed().as_secs_f64()));
+    Ok(outcome)
+}

@@ -1,0 +1,344 @@
+//! Hyper-parameter search: `cwtext tune`.
+//!
+//! The training files are split by a fixed hash of their path (the same fifth that calibration
+//! holds out, [`crate::train::held_out`]): four fifths train, one fifth validates. Nothing else is
+//! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
+//! settings (the first is cwtext's defaults): feature options (stop words, stemming, bigrams,
+//! value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
+//! strategy and k. Each trial trains epoch by epoch and stops early when the validation accuracy
+//! has not improved for [`PATIENCE`] epochs; its score is the best validation accuracy and the
+//! epoch it was reached at. The winner is retrained on all training files for that many epochs,
+//! with its probability scale fitted on the same held-out fifth.
+
+use std::collections::HashMap;
+
+use indicatif::ProgressBar;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::corpus::LabelledCorpus;
+use crate::error::{Error, Result};
+use crate::experiment::epochs::accuracy;
+use crate::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
+use crate::pipeline::filter::FilterConfig;
+use crate::pipeline::stem::StemLanguage;
+use crate::pipeline::weighting::ValueKind;
+use crate::pipeline::{stopwords, PipelineConfig};
+use crate::train::{featurize_corpus, held_out, Example, TrainSettings, Trainer};
+
+/// Epochs without a better validation accuracy before a trial stops.
+pub const PATIENCE: usize = 2;
+
+/// The feature options a trial picks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct FeatureChoice {
+    pub stopwords: bool,
+    pub stem: bool,
+    pub ngrams: usize,
+    pub values: ValueKind,
+}
+
+/// One point of the search space.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    pub features: FeatureChoice,
+    pub learner: CwConfig,
+}
+
+/// What a trial found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trial {
+    pub index: usize,
+    pub candidate: Candidate,
+    pub validation_accuracy: f64,
+    pub best_epoch: usize,
+    pub seconds: f64,
+}
+
+impl Candidate {
+    /// The defaults of `cwtext train`.
+    pub fn defaults(base: &TrainSettings) -> Self {
+        Candidate {
+            features: FeatureChoice {
+                stopwords: true,
+                stem: false,
+                ngrams: 2,
+                values: ValueKind::LogTf,
+            },
+            learner: base.learner.clone(),
+        }
+    }
+
+    /// A random point of the search space.
+    pub fn random(rng: &mut ChaCha8Rng, base: &TrainSettings) -> Self {
+        let pick = |rng: &mut ChaCha8Rng, xs: &[f64]| *xs.choose(rng).expect("non-empty");
+        let rule = *[
+            RuleKind::Stdev,
+            RuleKind::Var,
+            RuleKind::Arow,
+            RuleKind::Scw1,
+        ]
+        .choose(rng)
+        .expect("non-empty");
+        let (constraints, k) = match rng.gen_range(0..3) {
+            0 => (ConstraintKind::Single, KBest::N(1)),
+            1 => (ConstraintKind::Sequential, KBest::N(3)),
+            _ => (ConstraintKind::Sequential, KBest::N(5)),
+        };
+        Candidate {
+            features: FeatureChoice {
+                stopwords: rng.gen_bool(0.5),
+                stem: rng.gen_bool(0.3),
+                ngrams: if rng.gen_bool(0.75) { 2 } else { 1 },
+                values: *[ValueKind::Binary, ValueKind::Tf, ValueKind::LogTf]
+                    .choose(rng)
+                    .expect("non-empty"),
+            },
+            learner: CwConfig {
+                rule,
+                constraints,
+                k,
+                eta: pick(rng, &[0.6, 0.7, 0.8, 0.9, 0.95, 0.99]),
+                r: pick(rng, &[0.1, 0.3, 1.0, 3.0]),
+                c: pick(rng, &[0.1, 0.3, 1.0]),
+                ..base.learner.clone()
+            },
+        }
+    }
+
+    /// The pipeline of this candidate, from the base pipeline.
+    pub fn pipeline(&self, base: &PipelineConfig) -> Result<PipelineConfig> {
+        let mut filters: Vec<FilterConfig> = base
+            .filters
+            .iter()
+            .filter(|f| {
+                !matches!(
+                    f,
+                    FilterConfig::StopWords { .. } | FilterConfig::Stem { .. }
+                )
+            })
+            .cloned()
+            .collect();
+        if self.features.stopwords {
+            filters.push(FilterConfig::StopWords {
+                name: "english".into(),
+                words: stopwords::load("english")?,
+            });
+        }
+        if self.features.stem {
+            filters.push(FilterConfig::Stem {
+                language: StemLanguage::English,
+            });
+        }
+        let mut pipeline = base.clone();
+        pipeline.filters = filters;
+        pipeline.max_ngram = self.features.ngrams;
+        pipeline.values.kind = self.features.values;
+        Ok(pipeline)
+    }
+
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        let l = &self.learner;
+        let rule = format!("{:?}", l.rule).to_lowercase();
+        let parameter = match l.rule {
+            RuleKind::Arow => format!("r={}", l.r),
+            RuleKind::Scw1 => format!("eta={} C={}", l.eta, l.c),
+            _ => format!("eta={}", l.eta),
+        };
+        let f = &self.features;
+        format!(
+            "{rule} {parameter} {}{} | stopwords={} stem={} ngrams={} values={}",
+            format!("{:?}", l.constraints).to_lowercase(),
+            if l.constraints == ConstraintKind::Single {
+                String::new()
+            } else {
+                format!(" k={}", l.k)
+            },
+            if f.stopwords { "english" } else { "none" },
+            if f.stem { "english" } else { "none" },
+            f.ngrams,
+            clap::ValueEnum::to_possible_value(&f.values)
+                .map_or_else(String::new, |v| v.get_name().to_string())
+        )
+    }
+}
+
+/// Trains one candidate on `train` with early stopping on `validation`.
+fn run_trial(
+    index: usize,
+    candidate: &Candidate,
+    settings: &TrainSettings,
+    labels: usize,
+    train: &[Example],
+    validation: &[Example],
+) -> Result<Trial> {
+    let start = std::time::Instant::now();
+    let mut trainer = Trainer::new(settings, labels)?;
+    let hidden = ProgressBar::hidden();
+    let (mut best, mut best_epoch) = (-1.0, 0);
+    for epoch in 1..=settings.epochs {
+        trainer.epoch(train, &hidden);
+        let a = accuracy(&trainer.finished_learner(), validation);
+        if a > best {
+            (best, best_epoch) = (a, epoch);
+        } else if epoch - best_epoch >= PATIENCE {
+            break;
+        }
+    }
+    Ok(Trial {
+        index,
+        candidate: candidate.clone(),
+        validation_accuracy: best,
+        best_epoch,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, Serialize)]
+pub struct Search {
+    pub trials: Vec<Trial>,
+    /// Index into `trials` of the winner (highest validation accuracy; the earlier on ties).
+    pub best: usize,
+    pub training_documents: usize,
+    pub validation_documents: usize,
+}
+
+/// Runs `budget` trials (in parallel, in rounds of `parallel`), calling `report` after each round
+/// with its trials in order.
+pub fn search(
+    corpus: &LabelledCorpus,
+    base: &TrainSettings,
+    budget: usize,
+    parallel: usize,
+    progress: &ProgressBar,
+    report: &mut dyn FnMut(&Trial),
+) -> Result<Search> {
+    if budget == 0 {
+        return Err(Error::InvalidSetting(
+            "the budget must be at least 1 trial, but is 0".into(),
+        ));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
+    let candidates: Vec<Candidate> = std::iter::once(Candidate::defaults(base))
+        .chain((1..budget).map(|_| Candidate::random(&mut rng, base)))
+        .collect();
+    // Featurise once per distinct feature choice, then split by the fixed hash.
+    let mut cache: HashMap<FeatureChoice, (Vec<Example>, Vec<Example>)> = HashMap::new();
+    let mut sizes = (0, 0);
+    let mut trials = Vec::with_capacity(budget);
+    progress.set_length(budget as u64);
+    for round in candidates.chunks(parallel.max(1)) {
+        for c in round {
+            if !cache.contains_key(&c.features) {
+                let pipeline = c.pipeline(&base.pipeline)?;
+                let (examples, _) = featurize_corpus(corpus, &pipeline, &ProgressBar::hidden())?;
+                let (validation, train): (Vec<Example>, Vec<Example>) = examples
+                    .into_iter()
+                    .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));
+                if train.is_empty() || validation.is_empty() {
+                    return Err(Error::Corpus {
+                        path: corpus.root.clone(),
+                        message: format!(
+                            "too few documents to tune: {} to train on and {} to validate on",
+                            train.len(),
+                            validation.len()
+                        ),
+                    });
+                }
+                sizes = (train.len(), validation.len());
+                cache.insert(c.features.clone(), (train, validation));
+            }
+        }
+        let first = trials.len();
+        let done: Vec<Result<Trial>> = round
+            .par_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let settings = TrainSettings {
+                    pipeline: c.pipeline(&base.pipeline)?,
+                    learner: c.learner.clone(),
+                    ..base.clone()
+                };
+                let (train, validation) = &cache[&c.features];
+                let trial = run_trial(
+                    first + i,
+                    c,
+                    &settings,
+                    corpus.labels.len(),
+                    train,
+                    validation,
+                );
+                progress.inc(1);
+                trial
+            })
+            .collect();
+        for trial in done {
+            let trial = trial?;
+            report(&trial);
+            trials.push(trial);
+        }
+    }
+    let best = trials.iter().enumerate().fold(0, |b, (i, t)| {
+        if t.validation_accuracy > trials[b].validation_accuracy {
+            i
+        } else {
+            b
+        }
+    });
+    Ok(Search {
+        trials,
+        best,
+        training_documents: sizes.0,
+        validation_documents: sizes.1,
+    })
+}
+
+/// The settings to retrain the winner with: its features and learner, its best epoch count.
+pub fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettings> {
+    let trial = &search.trials[search.best];
+    Ok(TrainSettings {
+        pipeline: trial.candidate.pipeline(&base.pipeline)?,
+        learner: trial.candidate.learner.clone(),
+        epochs: trial.best_epoch.max(1),
+        calibrate: true,
+        ..base.clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> TrainSettings {
+        TrainSettings {
+            pipeline: PipelineConfig::default(),
+            learner: CwConfig::default(),
+            epochs: 10,
+            seed: 1,
+            encoding: crate::model::WeightEncoding::F32,
+            calibrate: true,
+        }
+    }
+
+    #[test]
+    fn every_random_candidate_is_valid_and_the_first_is_the_default() {
+        let base = base();
+        assert_eq!(
+            Candidate::defaults(&base).pipeline(&base.pipeline).unwrap(),
+            base.pipeline,
+            "the defaults reproduce `cwtext train`"
+        );
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let c = Candidate::random(&mut rng, &base);
+            c.learner.clone().validate().unwrap();
+            c.pipeline(&base.pipeline).unwrap().validate().unwrap();
+            assert!(!c.describe().is_empty());
+        }
+    }
+}
