@@ -26,6 +26,7 @@ pub mod learner;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod plot;
 pub mod probability;
 pub mod route;
 pub mod train;

@@ -857,3 +857,21 @@ fn train_says_whether_it_calibrated() {
     );
     assert!(!summary(&["--no-calibrate"]).contains("calibrated"));
 }
+
+#[test]
+fn eval_plot_writes_a_reliability_diagram_and_a_learning_curve() {
+    let (dir, model) = train("mail", &[]);
+    let plots = dir.path().join("plots");
+    let out = cwtext()
+        .args(["eval", "mail", "--include", "test-*", "--plot"])
+        .arg(&plots)
+        .arg("-m")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for name in ["reliability.svg", "learning-curve.svg"] {
+        let svg = std::fs::read_to_string(plots.join(name)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("<circle"), "{name}");
+    }
+}

@@ -16,6 +16,7 @@ const EXAMPLES: &str = "\
 Examples:
   cwtext eval -m 20ng.cwm 20ng/ --include 'test-*'
   cwtext eval -m mail.cwm held-out/ --format json
+  cwtext eval -m 20ng.cwm 20ng/ --include 'test-*' --plot plots/
 
 JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calibration error,
 10 bins over the probability of the predicted label), `brier` (multi-class Brier score),
@@ -43,6 +44,10 @@ pub struct EvalArgs {
     pub format: Format,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    /// Also write DIR/reliability.svg (the calibration bins) and DIR/learning-curve.svg (the
+    /// model's online training accuracy per epoch).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }
 
 pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
@@ -66,6 +71,24 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
     }
     let report = evaluator.finish();
+    if let Some(dir) = &args.plot {
+        std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
+        crate::plot::reliability_diagram(
+            &report.calibration,
+            report.ece,
+            &dir.join("reliability.svg"),
+        )?;
+        crate::plot::learning_curve(
+            &model.header.training.epoch_accuracy,
+            "online training accuracy",
+            &dir.join("learning-curve.svg"),
+        )?;
+        ui.info(format!(
+            "wrote {} and {}",
+            dir.join("reliability.svg").display(),
+            dir.join("learning-curve.svg").display()
+        ));
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
