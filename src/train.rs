@@ -31,6 +31,26 @@ pub struct TrainSettings {
     pub encoding: WeightEncoding,
     /// Fit the probability scale on a held-out fifth before the final run on all documents.
     pub calibrate: bool,
+    /// Train in shards and merge them (JMLR 2012 §7.10).
+    pub sharding: Sharding,
+}
+
+/// Training in shards: `shards` learners on disjoint parts of the data, in parallel threads,
+/// merged by KL combination at the end; with `mix`, also after every epoch, each shard then
+/// continuing from the merge (iterative parameter mixing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sharding {
+    pub shards: usize,
+    pub mix: bool,
+}
+
+impl Default for Sharding {
+    fn default() -> Self {
+        Sharding {
+            shards: 1,
+            mix: false,
+        }
+    }
 }
 
 /// One featurised training document.
@@ -139,9 +159,24 @@ impl Trainer {
         accuracy
     }
 
+    /// Continues training `learner` (e.g. a loaded model's), which must already know `labels`
+    /// labels.
+    pub fn resume(learner: DiagonalLearner, settings: &TrainSettings) -> Self {
+        Trainer {
+            learner,
+            rng: ChaCha8Rng::seed_from_u64(settings.seed),
+            order: Vec::new(),
+            epoch_accuracy: Vec::new(),
+        }
+    }
+
     /// The learner as it is now (averaging, if any, not yet applied).
     pub fn learner(&self) -> &DiagonalLearner {
         &self.learner
+    }
+
+    pub fn learner_mut(&mut self) -> &mut DiagonalLearner {
+        &mut self.learner
     }
 
     /// The learner that predictions should use now: averaged when averaging.
@@ -203,22 +238,147 @@ pub fn check_epochs(epochs: usize) -> Result<()> {
     }
 }
 
-/// Trains a model on featurised examples.
+/// Trains a model on featurised examples, from `start` (a model to continue, whose labels come
+/// first in `labels`) or from the prior; in shards when the settings say so (`shard` gives each
+/// example's shard).
 pub fn train_examples(
     examples: &[Example],
     labels: Vec<String>,
     settings: &TrainSettings,
+    start: Option<&Model>,
+    shard: &dyn Fn(&Example) -> usize,
     progress: &ProgressBar,
 ) -> Result<Model> {
     check_epochs(settings.epochs)?;
-    let mut trainer = Trainer::new(settings, labels.len())?;
+    if settings.sharding.shards > 1 {
+        let shards = train_sharded(examples, &labels, settings, start, shard, progress)?;
+        let names: Vec<String> = (1..=shards.len()).map(|i| format!("shard {i}")).collect();
+        let mut model = crate::merge::merge(&shards, &names, crate::merge::MergeMethod::Kl)?;
+        model.header.training.epoch_accuracy = Vec::new();
+        return Ok(model);
+    }
+    let mut trainer = start_trainer(settings, labels.len(), start)?;
     progress.set_length((examples.len() * settings.epochs) as u64);
     progress.set_position(0);
     for epoch in 0..settings.epochs {
         progress.set_message(format!("epoch {}/{}", epoch + 1, settings.epochs));
         trainer.epoch(examples, progress);
     }
-    Ok(trainer.into_model(examples, labels, settings))
+    Ok(finish_model(trainer, examples, labels, settings, start))
+}
+
+/// A trainer from the prior or from a model to continue, with every label of `labels`.
+fn start_trainer(
+    settings: &TrainSettings,
+    labels: usize,
+    start: Option<&Model>,
+) -> Result<Trainer> {
+    match start {
+        None => Trainer::new(settings, labels),
+        Some(model) => {
+            let mut learner = model.learner.clone();
+            while learner.num_labels() < labels {
+                learner.add_label()?;
+            }
+            Ok(Trainer::resume(learner, settings))
+        }
+    }
+}
+
+/// The model of a finished trainer; a continued model keeps counting its documents.
+fn finish_model(
+    trainer: Trainer,
+    examples: &[Example],
+    labels: Vec<String>,
+    settings: &TrainSettings,
+    start: Option<&Model>,
+) -> Model {
+    let mut model = trainer.into_model(examples, labels, settings);
+    if let Some(previous) = start {
+        let t = &mut model.header.training;
+        let p = &previous.header.training;
+        t.documents += p.documents;
+        t.skipped += p.skipped;
+        t.label_documents
+            .iter_mut()
+            .zip(&p.label_documents)
+            .for_each(|(n, m)| *n += m);
+        model.header.learner = previous.header.learner.clone();
+        model.header.probability_scale = previous.header.probability_scale;
+    }
+    model
+}
+
+/// Trains one learner per shard, in parallel threads; returns the shard models. With mixing,
+/// after every epoch all shards continue from the KL merge of all of them.
+pub fn train_sharded(
+    examples: &[Example],
+    labels: &[String],
+    settings: &TrainSettings,
+    start: Option<&Model>,
+    shard: &dyn Fn(&Example) -> usize,
+    progress: &ProgressBar,
+) -> Result<Vec<Model>> {
+    let n = settings.sharding.shards;
+    let mut parts: Vec<Vec<Example>> = vec![Vec::new(); n];
+    for e in examples {
+        parts[shard(e) % n].push(e.clone());
+    }
+    if let Some(empty) = parts.iter().position(|p| p.is_empty()) {
+        return Err(Error::InvalidSetting(format!(
+            "shard {} of {n} has no documents: use fewer shards",
+            empty + 1
+        )));
+    }
+    let mut trainers: Vec<Trainer> = (0..n)
+        .map(|s| {
+            let shard_settings = TrainSettings {
+                seed: settings.seed.wrapping_add(s as u64),
+                ..settings.clone()
+            };
+            start_trainer(&shard_settings, labels.len(), start)
+        })
+        .collect::<Result<_>>()?;
+    progress.set_length((examples.len() * settings.epochs) as u64);
+    progress.set_position(0);
+    for epoch in 0..settings.epochs {
+        progress.set_message(format!("epoch {}/{}", epoch + 1, settings.epochs));
+        trainers.par_iter_mut().zip(&parts).for_each(|(t, part)| {
+            t.epoch(part, progress);
+        });
+        if settings.sharding.mix && epoch + 1 < settings.epochs {
+            let inputs: Vec<_> = trainers
+                .iter()
+                .map(|t| {
+                    (
+                        t.learner().weights(),
+                        (0..t.learner().weights().labels()).collect(),
+                    )
+                })
+                .collect();
+            let blocks = trainers[0].learner().weights().labels();
+            let mixed = crate::merge::combine(&inputs, blocks, crate::merge::MergeMethod::Kl);
+            trainers
+                .iter_mut()
+                .for_each(|t| t.learner_mut().set_weights(mixed.clone()));
+        }
+    }
+    Ok(trainers
+        .into_iter()
+        .zip(&parts)
+        .map(|(t, part)| finish_model(t, part, labels.to_vec(), settings, start))
+        .collect())
+}
+
+/// Which of `n` shards a file belongs to: a fixed hash of its path relative to the corpus root
+/// (salted so that it is independent of the held-out fifth), the same on every machine.
+pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
+    use std::hash::Hasher;
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let mut h = fxhash::FxHasher64::default();
+    h.write(b"shard\0");
+    h.write(relative.to_string_lossy().as_bytes());
+    ((h.finish() >> 32) % n.max(1) as u64) as usize
 }
 
 /// Whether a file belongs to the held-out fifth: a fixed hash of its path relative to the corpus
@@ -265,22 +425,45 @@ pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -
 pub fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
+    start: Option<&Model>,
     progress: &ProgressBar,
 ) -> Result<(Model, Option<CalibrationFit>, Vec<Error>)> {
-    let (examples, skipped) = featurize_corpus(corpus, &settings.pipeline, progress)?;
+    let (mut examples, skipped) = featurize_corpus(corpus, &settings.pipeline, progress)?;
     if examples.is_empty() {
         return Err(Error::InvalidSetting(format!(
             "none of the {} files could be read as a document with words",
             corpus.files.len()
         )));
     }
+    // Continuing a model: its labels first, the corpus's new ones after.
+    let labels = match start {
+        None => corpus.labels.clone(),
+        Some(model) => {
+            let mut labels = model.labels().to_vec();
+            let map: Vec<usize> = corpus
+                .labels
+                .iter()
+                .map(|l| match labels.iter().position(|x| x == l) {
+                    Some(i) => i,
+                    None => {
+                        labels.push(l.clone());
+                        labels.len() - 1
+                    }
+                })
+                .collect();
+            examples.iter_mut().for_each(|e| e.label = map[e.label]);
+            labels
+        }
+    };
+    let n = settings.sharding.shards;
+    let shard = |e: &Example| shard_of(&corpus.root, &corpus.files[e.file].0, n);
     let fit = if settings.calibrate {
         let (held, kept): (Vec<&Example>, Vec<&Example>) = examples
             .iter()
             .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));
         if held.len() >= MIN_CALIBRATION_DOCUMENTS && !kept.is_empty() {
             let kept: Vec<Example> = kept.into_iter().cloned().collect();
-            let partial = train_examples(&kept, corpus.labels.clone(), settings, progress)?;
+            let partial = train_examples(&kept, labels.clone(), settings, start, &shard, progress)?;
             Some(fit_probability_scale(&partial.learner, &held))
         } else {
             None
@@ -288,8 +471,8 @@ pub fn train_corpus(
     } else {
         None
     };
-    let mut model = train_examples(&examples, corpus.labels.clone(), settings, progress)?;
-    model.header.training.skipped = skipped.len();
+    let mut model = train_examples(&examples, labels, settings, start, &shard, progress)?;
+    model.header.training.skipped += skipped.len();
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;
     }

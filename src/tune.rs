@@ -322,6 +322,7 @@ mod tests {
             seed: 1,
             encoding: crate::model::WeightEncoding::F32,
             calibrate: true,
+            sharding: Default::default(),
         }
     }
 

@@ -354,3 +354,18 @@ fn committed_epochs_table_keeps_the_papers_orderings() {
         "exact k-best converged everywhere"
     );
 }
+
+/// The committed Fig. 6 table (20 Newsgroups, 10 shards): KL combination ≥ uniform average ≥
+/// mean single shard, and mixing after every epoch closes most of the gap to one model.
+#[test]
+fn committed_shards_table_has_the_shape_of_fig_6() {
+    let t = results("jmlr2012-fig6-20ng.md");
+    let get = |name: &str| table_row(&t, name)[0];
+    let single = get("one model on all the training data");
+    let mean = get("mean of the 10 shard models");
+    let average = get("uniform average (L2)");
+    let kl = get("KL combination");
+    let mixed = get("KL, mixed after every epoch (iterative parameter mixing)");
+    assert!(kl >= average && average >= mean, "{kl} {average} {mean}");
+    assert!(mixed > kl && mixed <= single, "{mixed} {kl} {single}");
+}

@@ -15,7 +15,8 @@ use crate::train::{check_epochs, featurize_corpus, Example, TrainSettings};
 const EXAMPLES: &str = "\
 Examples:
   cwtext experiment synthetic -o benches/results/nips2008-synthetic.md
-  cwtext experiment epochs ~/.cache/cwtext-corpora/20ng -o benches/results/emnlp2009-20ng.md";
+  cwtext experiment epochs ~/.cache/cwtext-corpora/20ng -o benches/results/emnlp2009-20ng.md
+  cwtext experiment shards ~/.cache/cwtext-corpora/20ng -o benches/results/jmlr2012-fig6-20ng.md";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -30,6 +31,32 @@ pub enum Which {
     Synthetic(SyntheticArgs),
     /// EMNLP 2009 §6: test accuracy after each epoch, per constraint strategy and baseline.
     Epochs(EpochsArgs),
+    /// JMLR 2012 §7.10 (Fig. 6): shard models, their uniform average and KL combination.
+    Shards(ShardsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShardsArgs {
+    /// Corpus root: DIR/<label>/**/<file>, holding both splits.
+    pub dir: PathBuf,
+    /// File-name glob of the training split.
+    #[arg(long, default_value = "train-*", value_name = "GLOB")]
+    pub train_include: String,
+    /// File-name glob of the test split.
+    #[arg(long, default_value = "test-*", value_name = "GLOB")]
+    pub test_include: String,
+    /// Number of shards.
+    #[arg(long, default_value_t = 10)]
+    pub shards: usize,
+    /// Epochs per model.
+    #[arg(long, default_value_t = 5)]
+    pub epochs: usize,
+    /// Seed of the per-epoch shuffle.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the table to this file.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -106,6 +133,11 @@ pub fn run(args: ExperimentArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             write(&a.output, &table)?;
             table
         }
+        Which::Shards(a) => {
+            let table = run_shards(&a, ui)?;
+            write(&a.output, &table)?;
+            table
+        }
     };
     print!("{table}");
     Ok(Outcome::Success)
@@ -116,6 +148,107 @@ fn write(output: &Option<PathBuf>, table: &str) -> anyhow::Result<()> {
         std::fs::write(path, table).with_context(|| format!("{}: cannot write", path.display()))?;
     }
     Ok(())
+}
+
+/// A corpus's train and test split, featurised, with the test labels mapped to the training ones.
+struct Split {
+    root: PathBuf,
+    corpus: crate::corpus::LabelledCorpus,
+    labels: Vec<String>,
+    train: Vec<Example>,
+    test: Vec<Example>,
+}
+
+fn read_split(
+    dir: &std::path::Path,
+    train_glob: &str,
+    test_glob: &str,
+    pipeline: &crate::pipeline::PipelineConfig,
+    ui: &Ui,
+) -> anyhow::Result<Split> {
+    let read = |glob: &str| -> anyhow::Result<(crate::corpus::LabelledCorpus, Vec<Example>)> {
+        let corpus = scan_labelled(dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
+        corpus.warnings.iter().for_each(|w| ui.warn(w));
+        let progress = ui.progress(corpus.files.len() as u64);
+        let (examples, skipped) = featurize_corpus(&corpus, pipeline, &progress)?;
+        progress.finish_and_clear();
+        skipped.iter().for_each(|e| ui.warn(format!("skipped {e}")));
+        Ok((corpus, examples))
+    };
+    let (corpus, train) = read(train_glob)?;
+    let (test_corpus, mut test) = read(test_glob)?;
+    let labels = corpus.labels.clone();
+    // The test split's label indices follow its own folders: map them to the training labels.
+    for e in &mut test {
+        let name = &test_corpus.labels[e.label];
+        e.label = labels.iter().position(|l| l == name).with_context(|| {
+            format!(
+                "{}: label {name:?} has test files but no training files",
+                dir.display()
+            )
+        })?;
+    }
+    Ok(Split {
+        root: dir.to_path_buf(),
+        corpus,
+        labels,
+        train,
+        test,
+    })
+}
+
+fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
+    check_epochs(a.epochs)?;
+    anyhow::ensure!(
+        (2..=1024).contains(&a.shards),
+        "invalid setting: shards must be in [2, 1024], but is {}",
+        a.shards
+    );
+    let base = TrainSettings {
+        pipeline: Default::default(),
+        learner: Default::default(),
+        epochs: a.epochs,
+        seed: a.seed,
+        encoding: crate::model::WeightEncoding::F32,
+        calibrate: false,
+        sharding: Default::default(),
+    };
+    let split = read_split(
+        &a.dir,
+        &a.train_include,
+        &a.test_include,
+        &base.pipeline,
+        ui,
+    )?;
+    ui.info(format!(
+        "shards: {} shards, {} epochs, {} training and {} test documents",
+        a.shards,
+        a.epochs,
+        split.train.len(),
+        split.test.len()
+    ));
+    let shard =
+        |e: &Example| crate::train::shard_of(&split.root, &split.corpus.files[e.file].0, a.shards);
+    let lines = crate::experiment::shards::run(
+        &base,
+        &split.labels,
+        &split.train,
+        &split.test,
+        a.shards,
+        &shard,
+    )?;
+    let header = format!(
+        "JMLR 2012 §7.10 (Fig. 6) on {}: {} shards by a hash of each file's path, {} epochs, seed {}; {} training / {} test documents ({} / {}), cwtext's default pipeline and learner (CW-Stdev, KL projection).",
+        a.dir.file_name().map_or_else(|| a.dir.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        a.shards,
+        a.epochs,
+        a.seed,
+        split.train.len(),
+        split.test.len(),
+        a.train_include,
+        a.test_include
+    );
+    Ok(crate::experiment::shards::markdown(&lines, &header))
 }
 
 fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
@@ -136,28 +269,16 @@ fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
         seed: a.seed,
         encoding: crate::model::WeightEncoding::F32,
         calibrate: false,
+        sharding: Default::default(),
     };
-    let read = |glob: &str| -> anyhow::Result<(Vec<String>, Vec<Example>)> {
-        let corpus = scan_labelled(&a.dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
-        corpus.warnings.iter().for_each(|w| ui.warn(w));
-        let progress = ui.progress(corpus.files.len() as u64);
-        let (examples, skipped) = featurize_corpus(&corpus, &base.pipeline, &progress)?;
-        progress.finish_and_clear();
-        skipped.iter().for_each(|e| ui.warn(format!("skipped {e}")));
-        Ok((corpus.labels, examples))
-    };
-    let (labels, train) = read(&a.train_include)?;
-    let (test_labels, mut test) = read(&a.test_include)?;
-    // The test split's label indices follow its own folders: map them to the training labels.
-    for e in &mut test {
-        let name = &test_labels[e.label];
-        e.label = labels.iter().position(|l| l == name).with_context(|| {
-            format!(
-                "{}: label {name:?} has test files but no training files",
-                a.dir.display()
-            )
-        })?;
-    }
+    let split = read_split(
+        &a.dir,
+        &a.train_include,
+        &a.test_include,
+        &base.pipeline,
+        ui,
+    )?;
+    let (labels, train, test) = (split.labels, split.train, split.test);
     ui.info(format!(
         "epochs: {} configurations × {} epochs, {} training and {} test documents, {} labels",
         configs.len(),

@@ -6,6 +6,8 @@ mod common;
 mod eval;
 mod experiment;
 mod label;
+mod learn;
+mod merge;
 mod train;
 mod tune;
 
@@ -46,6 +48,10 @@ pub enum Command {
     Label(label::LabelArgs),
     /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
     Eval(eval::EvalArgs),
+    /// Apply corrections to a model in place: one update per labelled document.
+    Learn(learn::LearnArgs),
+    /// Combine models trained on different data into one.
+    Merge(merge::MergeArgs),
     /// Search the settings on a validation fifth of a corpus and train the best model.
     Tune(tune::TuneArgs),
     /// Reproduce the papers' experiments (NIPS 2008 synthetic data, EMNLP 2009 epochs).
@@ -81,5 +87,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Eval(args) => eval::run(args, &ui),
         Command::Experiment(args) => experiment::run(args, &ui),
         Command::Tune(args) => tune::run(args, &ui),
+        Command::Learn(args) => learn::run(args, &ui),
+        Command::Merge(args) => merge::run(args, &ui),
     }
 }

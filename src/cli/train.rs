@@ -121,6 +121,22 @@ pub struct TrainArgs {
     /// training runs once instead of twice).
     #[arg(long)]
     pub no_calibrate: bool,
+    /// Train N shards in parallel threads on disjoint parts of the corpus (by a hash of each
+    /// file's path) and merge them by KL combination (JMLR 2012 §7.10).
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "N",
+        help_heading = "Distributed"
+    )]
+    pub shards: usize,
+    /// With --shards: re-mix the shards after every epoch (iterative parameter mixing).
+    #[arg(long, requires = "shards", help_heading = "Distributed")]
+    pub mix: bool,
+    /// Continue training this model on DIR (its pipeline and learner settings are used; new
+    /// labels are added). -o may name the same file.
+    #[arg(long, value_name = "MODEL")]
+    pub resume: Option<PathBuf>,
     /// Weight precision in the model file (f16 halves the size).
     #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
     pub encoding: WeightEncoding,
@@ -197,12 +213,38 @@ impl TrainArgs {
             seed: self.seed,
             encoding: self.encoding,
             calibrate: !self.no_calibrate,
+            sharding: crate::train::Sharding {
+                shards: self.shards,
+                mix: self.mix,
+            },
         })
     }
 }
 
 pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
-    let settings = args.settings()?;
+    let mut settings = args.settings()?;
+    anyhow::ensure!(
+        (1..=1024).contains(&args.shards),
+        "invalid setting: shards must be in [1, 1024], but is {}",
+        args.shards
+    );
+    let start_model = match &args.resume {
+        Some(path) => {
+            let model = crate::model::Model::load(path)?;
+            ui.info(format!(
+                "continuing {} ({} documents, {} labels) with its own pipeline and learner settings",
+                path.display(),
+                model.header.training.documents,
+                model.labels().len()
+            ));
+            settings.pipeline = model.header.pipeline.clone();
+            let crate::model::LearnerConfig::Cw(config) = &model.header.learner;
+            settings.learner = config.clone();
+            settings.encoding = model.header.encoding;
+            Some(model)
+        }
+        None => None,
+    };
     // Validate everything before the (possibly long) read of the corpus.
     settings.pipeline.validate()?;
     settings.learner.clone().validate()?;
@@ -216,10 +258,12 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
     }
     let progress = ui.progress(corpus.files.len() as u64);
-    let (model, fit, skipped) = train_corpus(&corpus, &settings, &progress)?;
+    let (model, fit, skipped) = train_corpus(&corpus, &settings, start_model.as_ref(), &progress)?;
     progress.finish_and_clear();
     let outcome = super::common::report_skipped(ui, &skipped);
+    let lock = crate::lock::ModelLock::acquire(&args.output)?;
     model.save(&args.output)?;
+    drop(lock);
     let t = &model.header.training;
     let size = std::fs::metadata(&args.output)
         .map(|m| m.len())

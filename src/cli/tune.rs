@@ -70,6 +70,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         seed: args.seed,
         encoding: args.encoding,
         calibrate: true,
+        sharding: Default::default(),
     };
     base.pipeline.validate()?;
     let start = Instant::now();
@@ -120,7 +121,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     )?;
     let settings = winning_settings(&result, &base)?;
     let (model, fit, skipped) =
-        train_corpus(&corpus, &settings, &indicatif::ProgressBar::hidden())?;
+        train_corpus(&corpus, &settings, None, &indicatif::ProgressBar::hidden())?;
     let outcome = super::common::report_skipped(ui, &skipped);
     model.save(&args.output)?;
     let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));

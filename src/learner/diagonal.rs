@@ -103,6 +103,27 @@ impl DiagonalLearner {
         self.stats
     }
 
+    /// Adds a label whose weights start at the prior (an online correction with a label the
+    /// model has never seen). Not possible in the binary formulation, which has exactly two.
+    pub fn add_label(&mut self) -> crate::Result<usize> {
+        if self.binary() {
+            return Err(crate::Error::InvalidSetting(
+                "a model in the binary formulation has exactly two labels; it cannot learn a third"
+                    .into(),
+            ));
+        }
+        let a = self.params.config().initial_variance as f32;
+        self.weights = self.weights.with_more_labels(1, a);
+        self.labels += 1;
+        Ok(self.labels - 1)
+    }
+
+    /// Replaces the weights (same shape), e.g. with a merged model's.
+    pub fn set_weights(&mut self, weights: WeightTable) {
+        debug_assert_eq!(weights.labels(), self.weights.labels());
+        self.weights = weights;
+    }
+
     fn binary(&self) -> bool {
         self.params.config().binary
     }

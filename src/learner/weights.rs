@@ -58,6 +58,26 @@ impl WeightTable {
         &mut self.data[j * w..(j + 1) * w]
     }
 
+    /// The same table with `extra` more labels, whose weights start at the prior N(0, a).
+    pub fn with_more_labels(&self, extra: usize, initial_variance: f32) -> WeightTable {
+        let labels = self.labels + extra;
+        let mut data = Vec::with_capacity(self.features * labels * 2);
+        for row in self.data.chunks_exact(self.labels * 2) {
+            data.extend_from_slice(row);
+            (0..extra).for_each(|_| data.extend_from_slice(&[0.0, initial_variance]));
+        }
+        WeightTable {
+            features: self.features,
+            labels,
+            data,
+        }
+    }
+
+    /// The flat data, mutable.
+    pub fn raw_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
     /// How many features have a weight that moved from the prior.
     pub fn touched_features(&self, initial_variance: f32) -> usize {
         self.data

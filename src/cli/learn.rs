@@ -1,0 +1,145 @@
+//! `cwtext learn -m MODEL --label L [FILE…]` and `cwtext learn -m MODEL DIR`: corrections applied
+//! to a model in place, under an exclusive lock, written atomically.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use super::common::{report_skipped, FilterArgs, Ui};
+use super::Outcome;
+use crate::corpus::{list_files, scan_labelled};
+use crate::error::Error;
+use crate::input::parse_bytes;
+use crate::lock::ModelLock;
+use crate::model::Model;
+use crate::pipeline::Pipeline;
+use crate::train::featurize_file;
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext learn -m mail.cwm --label spam < message.eml
+  cwtext learn -m mail.cwm --label receipts inbox/1.eml inbox/2.eml
+  cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>
+
+One CW update per document, in the order given (a folder: shuffled by --seed). A label the model has never
+seen is added. Concurrent learners of one model wait for each other (MODEL.lock); readers
+always see a whole model, old or new.";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct LearnArgs {
+    /// The model to update in place.
+    #[arg(short, long, value_name = "MODEL")]
+    pub model: PathBuf,
+    /// The label of every input; without it, the single input is a folder DIR/<label>/<file>.
+    #[arg(short, long, value_name = "L")]
+    pub label: Option<String>,
+    /// Documents (standard input when none), or one labelled folder.
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Seed of the order in which a folder's documents are learned (a folder is a set, and a
+    /// label-sorted stream would teach one label at a time).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let start = Instant::now();
+    // What to learn, before taking the lock (reading can be slow; the lock is held briefly).
+    let mut sources: Vec<(Source, String)> = Vec::new();
+    match (&args.label, args.inputs.as_slice()) {
+        (Some(label), []) => sources.push((Source::Stdin, label.clone())),
+        (Some(label), files) => {
+            for f in files {
+                if f.is_dir() {
+                    for file in list_files(f, &args.filter.build()?)?.files {
+                        sources.push((Source::File(file), label.clone()));
+                    }
+                } else {
+                    sources.push((Source::File(f.clone()), label.clone()));
+                }
+            }
+        }
+        (None, [dir]) if dir.is_dir() => {
+            let corpus = scan_labelled(dir, &args.filter.build()?)?;
+            corpus.warnings.iter().for_each(|w| ui.warn(w));
+            let mut files = corpus.files;
+            {
+                use rand::seq::SliceRandom;
+                use rand::SeedableRng;
+                files.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(args.seed));
+            }
+            for (file, label) in files {
+                sources.push((Source::File(file), corpus.labels[label].clone()));
+            }
+        }
+        (None, _) => anyhow::bail!(
+            "invalid setting: give --label L with the documents, or a single folder DIR/<label>/<file>"
+        ),
+    }
+    let lock = ModelLock::acquire(&args.model)?;
+    let mut model = Model::load(&args.model)?;
+    let mut pipeline = Pipeline::new(model.pipeline())?;
+    let mut documents = Vec::with_capacity(sources.len());
+    let mut skipped = Vec::new();
+    for (source, label) in sources {
+        match source.features(&mut pipeline) {
+            Ok(x) => documents.push((x, label)),
+            Err(e) if e.is_skippable() => skipped.push(e),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if documents.is_empty() {
+        return match skipped.pop() {
+            Some(e) => Err(e.into()),
+            None => Err(anyhow::anyhow!("nothing to learn: no documents")),
+        };
+    }
+    let report = crate::online::learn(&mut model, &documents)?;
+    model.save(&args.model)?;
+    drop(lock);
+    ui.info(format!(
+        "learned {} document(s) into {} ({} mispredicted before the update){} in {:.0} ms",
+        report.documents,
+        args.model.display(),
+        report.mistakes,
+        if report.new_labels.is_empty() {
+            String::new()
+        } else {
+            format!("; new label(s): {}", report.new_labels.join(", "))
+        },
+        start.elapsed().as_secs_f64() * 1000.0
+    ));
+    Ok(report_skipped(ui, &skipped))
+}
+
+enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    fn features(&self, pipeline: &mut Pipeline) -> Result<crate::features::FeatureVector, Error> {
+        match self {
+            Source::File(path) => featurize_file(pipeline, path),
+            Source::Stdin => {
+                let path = PathBuf::from("<stdin>");
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Error::io(&path, e))?;
+                let doc =
+                    parse_bytes(&bytes).map_err(|crate::input::ParseError::Binary(reason)| {
+                        Error::Binary {
+                            path: path.clone(),
+                            reason,
+                        }
+                    })?;
+                pipeline.features(&doc).ok_or(Error::EmptyDocument { path })
+            }
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! Combining models trained on different data (Crammer, Dredze, Pereira, JMLR 2012 §7.10).
+//!
+//! The combined Gaussian minimises the summed divergence to the C input Gaussians. With the
+//! **KL divergence** D(N(μ, Σ) ‖ N(μ_c, Σ_c)) = ½[tr(Σ_c⁻¹Σ) + (μ_c − μ)ᵀΣ_c⁻¹(μ_c − μ) − d +
+//! ln det Σ_c − ln det Σ], setting the gradients of the sum to zero gives
+//!
+//! * ∂/∂μ: Σ_c Σ_c⁻¹(μ − μ_c) = 0, so μ = (Σ_c Σ_c⁻¹)⁻¹ Σ_c Σ_c⁻¹ μ_c, the precision-weighted
+//!   mean (as the paper prints);
+//! * ∂/∂Σ: ½ Σ_c (Σ_c⁻¹ − Σ⁻¹) = 0, so Σ⁻¹ = (1/C) Σ_c Σ_c⁻¹, the **average** of the
+//!   precisions. The paper prints their sum, Σ⁻¹ = Σ_c Σ_c⁻¹, which is the product of the
+//!   Gaussians (a posterior that counts shared prior knowledge C times and would make a merged
+//!   model C times over-confident); we use the minimiser. The mean is the same either way.
+//!
+//! Σ is diagonal, so this holds weight by weight: 1/σ = mean_c(1/σ_c), μ = Σ_c(μ_c/σ_c) / Σ_c(1/σ_c).
+//! With the **Euclidean** distance the minimiser is the uniform average (the paper's "L2"
+//! combination): μ = mean_c μ_c, and we average σ the same way.
+//!
+//! Label sets are united: a label some inputs never saw is combined from the inputs that have it
+//! (an input's untouched prior for a label says nothing about it).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::learner::weights::WeightTable;
+use crate::learner::DiagonalLearner;
+use crate::model::{LearnerConfig, Model, TrainingStats};
+
+/// How to combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum MergeMethod {
+    /// The Gaussian closest in summed KL divergence: precision-weighted means, averaged precisions.
+    Kl,
+    /// The uniform average of means (and of variances).
+    Average,
+}
+
+/// Combines weight tables whose blocks map into `out_blocks` output blocks: `inputs[c]` is a
+/// table and, for each of its blocks, the output block it feeds.
+pub fn combine(
+    inputs: &[(&WeightTable, Vec<usize>)],
+    out_blocks: usize,
+    method: MergeMethod,
+) -> WeightTable {
+    let features = inputs[0].0.features();
+    let mut out = WeightTable::new(features, out_blocks, 1.0);
+    // Per output block: Σ weight·μ, Σ weight, Σ σ, count.
+    let mut acc = vec![(0.0f64, 0.0f64, 0.0f64, 0usize); out_blocks];
+    for j in 0..features {
+        acc.iter_mut().for_each(|a| *a = (0.0, 0.0, 0.0, 0));
+        for (table, map) in inputs {
+            for (pair, &z) in table.row(j).chunks_exact(2).zip(map) {
+                let (mu, sigma) = (f64::from(pair[0]), f64::from(pair[1]));
+                let a = &mut acc[z];
+                let w = match method {
+                    MergeMethod::Kl => 1.0 / sigma,
+                    MergeMethod::Average => 1.0,
+                };
+                a.0 += w * mu;
+                a.1 += w;
+                a.2 += sigma;
+                a.3 += 1;
+            }
+        }
+        let row = out.row_mut(j);
+        for (z, &(weighted, weight, sigmas, n)) in acc.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            row[2 * z] = (weighted / weight) as f32;
+            row[2 * z + 1] = match method {
+                // 1/σ = (1/n)·Σ 1/σ_c.
+                MergeMethod::Kl => (n as f64 / weight) as f32,
+                MergeMethod::Average => (sigmas / n as f64) as f32,
+            };
+        }
+    }
+    out
+}
+
+/// Names the first setting in which two serialisable values differ, e.g.
+/// "hash_bits is 20 in B but 18 in A".
+fn difference<T: Serialize>(a: &T, b: &T, a_name: &str, b_name: &str) -> Option<String> {
+    let (a, b) = (serde_json::to_value(a).ok()?, serde_json::to_value(b).ok()?);
+    fn walk(
+        a: &serde_json::Value,
+        b: &serde_json::Value,
+        path: &str,
+    ) -> Option<(String, String, String)> {
+        match (a, b) {
+            (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+                x.keys().chain(y.keys()).find_map(|k| {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    match (x.get(k), y.get(k)) {
+                        (Some(u), Some(v)) => walk(u, v, &p),
+                        (u, v) => Some((p, show(u), show(v))),
+                    }
+                })
+            }
+            _ if a != b => Some((path.to_string(), a.to_string(), b.to_string())),
+            _ => None,
+        }
+    }
+    fn show(v: Option<&serde_json::Value>) -> String {
+        v.map_or("absent".into(), |v| {
+            let s = v.to_string();
+            if s.len() > 60 {
+                format!(
+                    "{}…",
+                    &s[..s.char_indices().nth(57).map_or(s.len(), |c| c.0)]
+                )
+            } else {
+                s
+            }
+        })
+    }
+    walk(&a, &b, "").map(|(path, x, y)| format!("{path} is {y} in {b_name} but {x} in {a_name}"))
+}
+
+/// Merges models into one: same pipeline and formulation required, label sets united, training
+/// statistics summed. `names` name the inputs in messages.
+pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<Model> {
+    let first = models
+        .first()
+        .ok_or_else(|| Error::InvalidSetting("merge needs at least one model".into()))?;
+    let LearnerConfig::Cw(first_config) = &first.header.learner;
+    for (m, name) in models.iter().zip(names).skip(1) {
+        if let Some(d) = difference(&first.header.pipeline, &m.header.pipeline, &names[0], name) {
+            return Err(Error::InvalidSetting(format!(
+                "cannot merge models with different pipelines: {d}"
+            )));
+        }
+        let LearnerConfig::Cw(config) = &m.header.learner;
+        if config.binary != first_config.binary {
+            return Err(Error::InvalidSetting(format!(
+                "cannot merge a binary-formulation model with a multi-class one ({} and {name})",
+                names[0]
+            )));
+        }
+        if config.binary && m.labels() != first.labels() {
+            return Err(Error::InvalidSetting(format!(
+                "binary models must have the same two labels in the same order: {:?} in {} but {:?} in {name}",
+                first.labels(),
+                names[0],
+                m.labels()
+            )));
+        }
+    }
+    let mut labels: Vec<String> = Vec::new();
+    let mut inputs = Vec::with_capacity(models.len());
+    for m in models {
+        let map: Vec<usize> = if first_config.binary {
+            vec![0]
+        } else {
+            m.labels()
+                .iter()
+                .map(|l| match labels.iter().position(|x| x == l) {
+                    Some(i) => i,
+                    None => {
+                        labels.push(l.clone());
+                        labels.len() - 1
+                    }
+                })
+                .collect()
+        };
+        inputs.push((m.learner.weights(), map));
+    }
+    if first_config.binary {
+        labels = first.labels().to_vec();
+    }
+    let blocks = if first_config.binary { 1 } else { labels.len() };
+    let table = combine(&inputs, blocks, method);
+    let params = first_config.clone().validate()?;
+    let learner = DiagonalLearner::from_weights(params, labels.len(), table)
+        .expect("blocks follow the formulation");
+    let mut training = TrainingStats {
+        label_documents: vec![0; labels.len()],
+        seed: first.header.training.seed,
+        ..TrainingStats::default()
+    };
+    for m in models {
+        let t = &m.header.training;
+        training.documents += t.documents;
+        training.skipped += t.skipped;
+        training.epochs = training.epochs.max(t.epochs);
+        training.exact_cap_hits += t.exact_cap_hits;
+        for (l, n) in m.labels().iter().zip(&t.label_documents) {
+            if let Some(i) = labels.iter().position(|x| x == l) {
+                training.label_documents[i] += n;
+            }
+        }
+    }
+    let a = first_config.initial_variance as f32;
+    training.distinct_features = learner.weights().touched_features(a).saturating_sub(1);
+    let scale = models
+        .iter()
+        .map(|m| m.header.probability_scale)
+        .sum::<f64>()
+        / models.len() as f64;
+    let mut header = first.header.clone();
+    header.labels = labels;
+    header.training = training;
+    header.probability_scale = scale;
+    header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();
+    Ok(Model { header, learner })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(labels: usize, pairs: &[[f32; 2]]) -> WeightTable {
+        WeightTable::from_raw(1, labels, pairs.iter().flatten().copied().collect()).unwrap()
+    }
+
+    /// Hand-computed, one weight: (μ, σ) = (1, 0.5) and (4, 2). KL: precisions 2 and 0.5,
+    /// μ = (1·2 + 4·0.5)/2.5 = 1.6, 1/σ = (2 + 0.5)/2 = 1.25 so σ = 0.8. Average: μ = 2.5,
+    /// σ = 1.25.
+    #[test]
+    fn kl_and_average_by_hand() {
+        let a = table(1, &[[1.0, 0.5]]);
+        let b = table(1, &[[4.0, 2.0]]);
+        let inputs = [(&a, vec![0]), (&b, vec![0])];
+        let kl = combine(&inputs, 1, MergeMethod::Kl);
+        assert!((kl.row(0)[0] - 1.6).abs() < 1e-6 && (kl.row(0)[1] - 0.8).abs() < 1e-6);
+        let avg = combine(&inputs, 1, MergeMethod::Average);
+        assert_eq!(avg.row(0), &[2.5, 1.25]);
+    }
+
+    /// The KL combination minimises the summed divergence: nudging μ or σ away raises it.
+    #[test]
+    fn kl_merge_is_the_minimiser() {
+        let inputs = [(1.0f64, 0.5f64), (4.0, 2.0), (-1.0, 0.1)];
+        let kl = |mu: f64, s: f64| -> f64 {
+            inputs
+                .iter()
+                .map(|&(m, sc)| 0.5 * (s / sc + (m - mu).powi(2) / sc - 1.0 + (sc / s).ln()))
+                .sum()
+        };
+        let tables: Vec<WeightTable> = inputs
+            .iter()
+            .map(|&(m, s)| table(1, &[[m as f32, s as f32]]))
+            .collect();
+        let merged = combine(
+            &tables.iter().map(|t| (t, vec![0])).collect::<Vec<_>>(),
+            1,
+            MergeMethod::Kl,
+        );
+        let (mu, s) = (f64::from(merged.row(0)[0]), f64::from(merged.row(0)[1]));
+        let best = kl(mu, s);
+        for (dm, ds) in [(0.01, 0.0), (-0.01, 0.0), (0.0, 0.01), (0.0, -0.01)] {
+            assert!(kl(mu + dm, s + ds) > best, "{dm} {ds}");
+        }
+        // The paper's printed sum of precisions is not the minimiser.
+        let summed = 1.0 / inputs.iter().map(|i| 1.0 / i.1).sum::<f64>();
+        assert!(kl(mu, summed) > best);
+    }
+
+    /// Labels are united; a label only one input has comes from that input alone.
+    #[test]
+    fn labels_are_united() {
+        let a = table(2, &[[1.0, 1.0], [2.0, 1.0]]);
+        let b = table(2, &[[3.0, 1.0], [5.0, 0.5]]);
+        // a: labels x, y; b: labels y, z → outputs x, y, z.
+        let merged = combine(
+            &[(&a, vec![0, 1]), (&b, vec![1, 2])],
+            3,
+            MergeMethod::Average,
+        );
+        assert_eq!(merged.row(0), &[1.0, 1.0, 2.5, 1.0, 5.0, 0.5]);
+    }
+
+    #[test]
+    fn differences_are_named() {
+        use crate::pipeline::PipelineConfig;
+        let a = PipelineConfig::default();
+        let b = PipelineConfig {
+            hash_bits: 20,
+            ..PipelineConfig::default()
+        };
+        let d = difference(&a, &b, "A", "B").unwrap();
+        assert_eq!(d, "hash_bits is 20 in B but 18 in A");
+        assert!(difference(&a, &a.clone(), "A", "B").is_none());
+    }
+}
