@@ -17,6 +17,8 @@
 pub mod batch;
 pub mod calibration;
 pub mod cli;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod corpus;
 pub mod error;
 pub mod experiment;

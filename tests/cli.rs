@@ -1130,3 +1130,82 @@ fn sharded_training_merges_its_shards() {
         stderr(&out)
     );
 }
+
+/// Two processes on 127.0.0.1 train on timely dataflow and write exactly the model that
+/// `--shards 2 --mix` writes in one process (bit for bit: the same f32 operations in the same
+/// order).
+#[cfg(feature = "cluster")]
+#[test]
+fn two_processes_on_loopback_equal_two_shards_in_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let ports: Vec<u16> = (0..2)
+        .map(|_| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        })
+        .collect();
+    let hosts = dir.path().join("hosts.txt");
+    std::fs::write(
+        &hosts,
+        ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let cluster_model = dir.path().join("cluster.cwm");
+    let spawn = |index: usize| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+            .current_dir(fixtures())
+            .args([
+                "train",
+                "mail",
+                "--include",
+                "train-*",
+                "--seed",
+                "3",
+                "--cluster",
+            ])
+            .args([
+                "--processes",
+                "2",
+                "--process",
+                &index.to_string(),
+                "--hostfile",
+            ])
+            .arg(&hosts)
+            .arg("-o")
+            .arg(if index == 0 {
+                cluster_model.clone()
+            } else {
+                dir.path().join("unused.cwm")
+            })
+            .output()
+            .unwrap()
+    };
+    let (zero, one) = std::thread::scope(|s| {
+        let zero = s.spawn(|| spawn(0));
+        let one = s.spawn(|| spawn(1));
+        (zero.join().unwrap(), one.join().unwrap())
+    });
+    assert!(zero.status.success(), "{}", stderr(&zero));
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert!(
+        stderr(&zero).contains("process 0 of 2: wrote"),
+        "{}",
+        stderr(&zero)
+    );
+    assert!(
+        !dir.path().join("unused.cwm").exists(),
+        "only process 0 writes"
+    );
+    let (_d, shards) = train("mail", &["--shards", "2", "--mix", "--no-calibrate"]);
+    assert_eq!(
+        std::fs::read(&cluster_model).unwrap(),
+        std::fs::read(&shards).unwrap(),
+        "the cluster's model equals --shards 2 --mix"
+    );
+}

@@ -133,6 +133,36 @@ pub struct TrainArgs {
     /// With --shards: re-mix the shards after every epoch (iterative parameter mixing).
     #[arg(long, requires = "shards", help_heading = "Distributed")]
     pub mix: bool,
+    /// Train across processes (and machines) on timely dataflow: this process trains its share
+    /// of DIR and KL-mixes with the others after every epoch; process 0 writes the model.
+    #[arg(long, help_heading = "Distributed")]
+    pub cluster: bool,
+    /// With --cluster: the number of processes.
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "N",
+        requires = "cluster",
+        help_heading = "Distributed"
+    )]
+    pub processes: usize,
+    /// With --cluster: this process's index, 0 to N−1.
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "I",
+        requires = "cluster",
+        help_heading = "Distributed"
+    )]
+    pub process: usize,
+    /// With --cluster: a file of "host:port" lines, one per process, in index order.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "cluster",
+        help_heading = "Distributed"
+    )]
+    pub hostfile: Option<PathBuf>,
     /// Continue training this model on DIR (its pipeline and learner settings are used; new
     /// labels are added). -o may name the same file.
     #[arg(long, value_name = "MODEL")]
@@ -140,6 +170,62 @@ pub struct TrainArgs {
     /// Weight precision in the model file (f16 halves the size).
     #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
     pub encoding: WeightEncoding,
+}
+
+#[cfg(feature = "cluster")]
+fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow::Result<Outcome> {
+    anyhow::ensure!(
+        args.shards == 1 && args.resume.is_none(),
+        "invalid setting: --cluster trains one shard per process; it does not combine with --shards or --resume"
+    );
+    anyhow::ensure!(
+        args.processes >= 1 && (args.processes == 1 || args.hostfile.is_some()),
+        "invalid setting: --cluster with {} processes needs --hostfile (one host:port line per process)",
+        args.processes
+    );
+    if settings.calibrate {
+        ui.info("--cluster trains without probability calibration (it would need a second distributed pass)");
+    }
+    settings.calibrate = false;
+    settings.sharding = crate::train::Sharding {
+        shards: args.processes,
+        mix: true,
+    };
+    let start = Instant::now();
+    let cluster = crate::cluster::ClusterConfig {
+        processes: args.processes,
+        process: args.process,
+        hostfile: args.hostfile.clone(),
+    };
+    let outcome = crate::cluster::train(
+        &cluster,
+        &args.dir,
+        &args.filter.build()?,
+        &settings,
+        &args.output,
+    )?;
+    match outcome {
+        Some(o) => ui.info(format!(
+            "process 0 of {}: wrote {} ({} documents, {} skipped) in {:.1}s",
+            args.processes,
+            args.output.display(),
+            o.documents,
+            o.skipped,
+            start.elapsed().as_secs_f64()
+        )),
+        None => ui.info(format!(
+            "process {} of {}: done in {:.1}s (process 0 writes the model)",
+            args.process,
+            args.processes,
+            start.elapsed().as_secs_f64()
+        )),
+    }
+    Ok(Outcome::Success)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn run_cluster(_: &TrainArgs, _: TrainSettings, _: &Ui) -> anyhow::Result<Outcome> {
+    anyhow::bail!("this cwtext was built without the `cluster` feature: rebuild with `cargo build --release --features cluster`")
 }
 
 /// `--update` names only CW's rules.
@@ -228,6 +314,9 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         "invalid setting: shards must be in [1, 1024], but is {}",
         args.shards
     );
+    if args.cluster {
+        return run_cluster(&args, settings, ui);
+    }
     let start_model = match &args.resume {
         Some(path) => {
             let model = crate::model::Model::load(path)?;
