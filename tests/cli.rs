@@ -1209,3 +1209,37 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
         "the cluster's model equals --shards 2 --mix"
     );
 }
+
+/// SIGKILL at varied moments during `learn` never leaves a damaged model: the file is either the
+/// old model or the new one, and always loads.
+#[test]
+fn killing_learn_leaves_a_loadable_model() {
+    let (dir, model) = train("mail", &[]);
+    let corrections = link_corpus(&mail_files("test-"));
+    for i in 0..12u64 {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+            .args(["learn", "-q", "-m"])
+            .arg(&model)
+            .arg(corrections.path())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(3 + i * 7));
+        let _ = child.kill(); // SIGKILL on Unix
+        let _ = child.wait();
+        let out = cwtext()
+            .args(["classify", "-m"])
+            .arg(&model)
+            .arg("mail/spam/test-spam-2-00023.txt")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "kill {i}: {}", stderr(&out));
+    }
+    // No temporary file is left that a reader could mistake for a model.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".cwm") && n != "model.cwm")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
