@@ -6,12 +6,12 @@ use std::path::PathBuf;
 /// The library's error type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    /// Reading or writing a file failed. The cause is part of the message (and so not also
+    /// exposed as `source()`, which would print it twice in an error chain).
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The input is not text (an image, an executable, random bytes).
     #[error("{}: binary file ({reason}), not text", path.display())]
@@ -50,7 +50,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 

@@ -300,7 +300,9 @@ impl Model {
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
         let mut tmp = builder.tempfile_in(dir).map_err(io)?;
-        tmp.write_all(&self.to_bytes()).map_err(io)?;
+        // Through the file itself: tempfile's own writer wraps errors so that the OS error
+        // (e.g. "No space left on device") no longer shows.
+        tmp.as_file_mut().write_all(&self.to_bytes()).map_err(io)?;
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
         Ok(())

@@ -65,10 +65,28 @@ pub struct Example {
 /// Reads one file and runs the pipeline on it. A document without any word is an error, since
 /// nothing can be learned from or said about it.
 pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVector> {
-    let doc = read_document(path)?;
-    pipeline.features(&doc).ok_or_else(|| Error::EmptyDocument {
+    let doc = read_document(path, pipeline.config().max_document_bytes)?;
+    featurize_document(pipeline, &doc, path)
+}
+
+/// Runs the pipeline on a parsed document from `path`: an error when it has no word, a warning
+/// when it had more tokens than the limit.
+pub fn featurize_document(
+    pipeline: &mut Pipeline,
+    doc: &crate::input::Document,
+    path: &Path,
+) -> Result<FeatureVector> {
+    let x = pipeline.features(doc).ok_or_else(|| Error::EmptyDocument {
         path: path.to_path_buf(),
-    })
+    })?;
+    if pipeline.truncated() {
+        log::warn!(
+            "{}: more than {} tokens, only the first were used (--max-tokens)",
+            path.display(),
+            pipeline.config().max_tokens
+        );
+    }
+    Ok(x)
 }
 
 /// Featurises files in parallel; results come back in the input order, so the outcome does not

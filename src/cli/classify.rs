@@ -10,7 +10,6 @@ use serde_json::json;
 use super::common::{ModelArg, SamplingArgs, Ui};
 use super::Outcome;
 use crate::error::Error;
-use crate::input::parse_bytes;
 use crate::model::{Model, Prediction};
 use crate::pipeline::Pipeline;
 
@@ -107,16 +106,16 @@ fn predict_bytes(
     path: &Path,
     args: &ClassifyArgs,
 ) -> Result<Prediction, Error> {
-    let doc =
-        parse_bytes(bytes).map_err(|crate::input::ParseError::Binary(reason)| Error::Binary {
-            path: path.to_path_buf(),
-            reason,
-        })?;
-    let x = pipeline
-        .features(&doc)
-        .ok_or_else(|| Error::EmptyDocument {
-            path: path.to_path_buf(),
-        })?;
+    let max = pipeline.config().max_document_bytes;
+    let bytes = if bytes.len() > max {
+        let mut cut = bytes[..max + 1].to_vec();
+        crate::input::limit_bytes(&mut cut, max, path);
+        std::borrow::Cow::Owned(cut)
+    } else {
+        std::borrow::Cow::Borrowed(bytes)
+    };
+    let doc = crate::input::parse_document(&bytes, path)?;
+    let x = crate::train::featurize_document(pipeline, &doc, path)?;
     Ok(model.predict(&x, args.sampling.method()))
 }
 

@@ -51,6 +51,37 @@ impl Ui {
     }
 }
 
+/// Prints the library's warnings (`log::warn!`, e.g. a document cut at the size limit) on
+/// stderr as `cwtext: warning: …`, unless quiet.
+struct WarningLogger;
+
+impl log::Log for WarningLogger {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record) {
+        if self.enabled(record.metadata()) {
+            eprintln!("cwtext: warning: {}", record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+static LOGGER: WarningLogger = WarningLogger;
+
+/// Installs the warning logger once (later calls, e.g. in tests, are no-ops).
+pub fn install_warning_logger(quiet: bool) {
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(if quiet {
+            log::LevelFilter::Off
+        } else {
+            log::LevelFilter::Warn
+        });
+    }
+}
+
 /// `-m/--model`, with the embedded default when absent.
 #[derive(Debug, Args)]
 pub struct ModelArg {

@@ -91,6 +91,11 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut skipped = Vec::new();
+    let out_name = args.output.as_ref().map_or_else(
+        || "standard output".to_string(),
+        |p| p.display().to_string(),
+    );
+    let cannot_write = || format!("{out_name}: cannot write");
     for (path, result) in list.files.iter().zip(results) {
         let p = match result {
             Ok(p) => p,
@@ -102,13 +107,15 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         let label = model.labels()[p.label].as_str();
         let prob = p.distribution.probabilities[p.label];
         match format {
-            Format::Tsv => writeln!(out, "{}\t{label}\t{prob:.4}", path.display())?,
+            Format::Tsv => writeln!(out, "{}\t{label}\t{prob:.4}", path.display())
+                .with_context(cannot_write)?,
             Format::Jsonl => writeln!(
                 out,
                 "{}",
                 json!({"file": path.display().to_string(), "label": label,
                        "probability": prob, "entropy": p.distribution.entropy})
-            )?,
+            )
+            .with_context(cannot_write)?,
         }
         let folder = if prob < args.min_prob { UNSURE } else { label };
         if let Some((dest, mode)) = &route {
@@ -119,7 +126,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
         *counts.entry(folder).or_default() += 1;
     }
-    out.flush()?;
+    out.flush().with_context(cannot_write)?;
     let total: usize = counts.values().sum();
     let summary: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
     ui.info(format!("labelled {total} files: {}", summary.join(", ")));

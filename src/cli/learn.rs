@@ -11,7 +11,6 @@ use super::common::{report_skipped, FilterArgs, Ui};
 use super::Outcome;
 use crate::corpus::{list_files, scan_labelled};
 use crate::error::Error;
-use crate::input::parse_bytes;
 use crate::lock::ModelLock;
 use crate::model::Model;
 use crate::pipeline::Pipeline;
@@ -131,14 +130,9 @@ impl Source {
                 std::io::stdin()
                     .read_to_end(&mut bytes)
                     .map_err(|e| Error::io(&path, e))?;
-                let doc =
-                    parse_bytes(&bytes).map_err(|crate::input::ParseError::Binary(reason)| {
-                        Error::Binary {
-                            path: path.clone(),
-                            reason,
-                        }
-                    })?;
-                pipeline.features(&doc).ok_or(Error::EmptyDocument { path })
+                crate::input::limit_bytes(&mut bytes, pipeline.config().max_document_bytes, &path);
+                let doc = crate::input::parse_document(&bytes, &path)?;
+                crate::train::featurize_document(pipeline, &doc, &path)
             }
         }
     }

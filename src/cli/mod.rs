@@ -80,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             .map_err(|e| anyhow::anyhow!("cannot start {n} threads: {e}"))?;
     }
     let ui = common::Ui { quiet: cli.quiet };
+    common::install_warning_logger(cli.quiet);
     match cli.command {
         Command::Train(args) => train::run(args, &ui),
         Command::Classify(args) => classify::run(args, &ui),

@@ -114,6 +114,12 @@ pub struct TrainArgs {
     /// No separate features for email Subject, From and To.
     #[arg(long)]
     pub no_email_headers: bool,
+    /// Read at most this many bytes of a document (the rest is cut off with a warning).
+    #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
+    pub max_document_bytes: usize,
+    /// Use at most this many tokens of a document (the rest are dropped with a warning).
+    #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_TOKENS, value_name = "N")]
+    pub max_tokens: usize,
     /// Drop tokens longer than this many characters.
     #[arg(long, default_value_t = 40, value_name = "CHARS")]
     pub max_token_length: usize,
@@ -292,6 +298,8 @@ impl TrainArgs {
                 },
                 bias: !self.no_bias,
                 email_headers: !self.no_email_headers,
+                max_document_bytes: self.max_document_bytes,
+                max_tokens: self.max_tokens,
                 ..PipelineConfig::default()
             },
             learner: self.learner()?,

@@ -56,7 +56,9 @@ pub fn binary_reason(bytes: &[u8]) -> Option<String> {
         .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b | 0))
         .count();
     // Real text, even damaged, has few of these: a handful of stray NULs or form feeds is text.
-    if nul * 100 > head.len() || (nul + control) * 10 > head.len() {
+    // The NUL share is taken of at least 1 KiB, so that one NUL in a short note stays text;
+    // short binaries are caught by their control bytes or their signature (`infer`).
+    if nul * 100 > head.len().max(1024) || (nul + control) * 10 > head.len() {
         return Some(format!(
             "{} NUL and {} control bytes in the first {} bytes",
             nul,
@@ -149,5 +151,11 @@ mod tests {
         let mut text = b"a perfectly ordinary sentence ".repeat(20);
         text[100] = 0;
         assert!(decode_text(&text).is_ok());
+        // Regression: one NUL in a short text made it "binary" (1 NUL in 72 bytes > 1%).
+        assert!(
+            decode_text(b"the space shuttle\0reached orbit after its launch from the pad").is_ok()
+        );
+        let short_binary: Vec<u8> = (0u8..64).collect();
+        assert!(decode_text(&short_binary).is_err());
     }
 }

@@ -61,10 +61,33 @@ pub fn parse_bytes(bytes: &[u8]) -> std::result::Result<Document, ParseError> {
     })
 }
 
-/// Reads and parses one file, naming it in any error.
-pub fn read_document(path: &Path) -> Result<Document> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    parse_bytes(&bytes).map_err(|ParseError::Binary(reason)| Error::Binary {
+/// Reads and parses one file, naming it in any error; at most `max_bytes` are read (a warning
+/// says when a file was cut).
+pub fn read_document(path: &Path, max_bytes: usize) -> Result<Document> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(max_bytes as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    limit_bytes(&mut bytes, max_bytes, path);
+    parse_document(&bytes, path)
+}
+
+/// Cuts `bytes` to `max_bytes`, with a warning naming `path`.
+pub fn limit_bytes(bytes: &mut Vec<u8>, max_bytes: usize, path: &Path) {
+    if bytes.len() > max_bytes {
+        bytes.truncate(max_bytes);
+        log::warn!(
+            "{}: longer than {max_bytes} bytes, only the first {max_bytes} were read (--max-document-bytes)",
+            path.display()
+        );
+    }
+}
+
+/// Parses bytes read from `path`, naming it in any error.
+pub fn parse_document(bytes: &[u8], path: &Path) -> Result<Document> {
+    parse_bytes(bytes).map_err(|ParseError::Binary(reason)| Error::Binary {
         path: path.to_path_buf(),
         reason,
     })

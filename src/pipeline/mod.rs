@@ -44,6 +44,27 @@ pub struct PipelineConfig {
     pub bias: bool,
     /// Give email Subject, From and To header-prefixed features of their own.
     pub email_headers: bool,
+    /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
+    /// huge file cannot exhaust memory or time.
+    #[serde(default = "default_max_document_bytes")]
+    pub max_document_bytes: usize,
+    /// Use at most this many tokens of a document (body and headers); the rest are dropped with
+    /// a warning.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: usize,
+}
+
+/// 16 MiB: far above any real message or article, far below what would hurt.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
+/// One million tokens per document.
+pub const DEFAULT_MAX_TOKENS: usize = 1_000_000;
+
+fn default_max_document_bytes() -> usize {
+    DEFAULT_MAX_DOCUMENT_BYTES
+}
+
+fn default_max_tokens() -> usize {
+    DEFAULT_MAX_TOKENS
 }
 
 impl Default for PipelineConfig {
@@ -66,6 +87,8 @@ impl Default for PipelineConfig {
             },
             bias: true,
             email_headers: true,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            max_tokens: DEFAULT_MAX_TOKENS,
         }
     }
 }
@@ -85,6 +108,12 @@ impl PipelineConfig {
             return Err(Error::InvalidSetting(format!(
                 "n-gram order must be 1, 2 or 3, but is {}",
                 self.max_ngram
+            )));
+        }
+        if self.max_document_bytes == 0 || self.max_tokens == 0 {
+            return Err(Error::InvalidSetting(format!(
+                "document limits must be at least 1, but are {} bytes and {} tokens",
+                self.max_document_bytes, self.max_tokens
             )));
         }
         self.filters.iter().try_for_each(FilterConfig::validate)
@@ -111,6 +140,8 @@ pub struct Pipeline {
     tokens: Vec<u64>,
     grams: Vec<u64>,
     buckets: Vec<u32>,
+    /// Whether the last document hit the token limit.
+    truncated: bool,
 }
 
 impl Pipeline {
@@ -127,6 +158,7 @@ impl Pipeline {
             tokens: Vec::new(),
             grams: Vec::new(),
             buckets: Vec::new(),
+            truncated: false,
         })
     }
 
@@ -138,6 +170,7 @@ impl Pipeline {
     pub fn features(&mut self, doc: &Document) -> Option<FeatureVector> {
         self.grams.clear();
         self.tokens.clear();
+        self.truncated = false;
         self.push_tokens(&doc.body, NS_BODY);
         self.ngrams.generate(&self.tokens, &mut self.grams);
         if self.config.email_headers {
@@ -164,10 +197,20 @@ impl Pipeline {
     }
 
     /// Tokenises and filters `text`, pushing token hashes in `namespace` onto `self.tokens`.
+    /// Whether the last document had more tokens than `max_tokens` (the rest were dropped).
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
     fn push_tokens(&mut self, text: &str, namespace: u8) {
         let filters = &mut self.filters;
         let tokens = &mut self.tokens;
+        let (limit, truncated) = (self.config.max_tokens, &mut self.truncated);
         self.tokenizer.tokenize(text, &mut |word| {
+            if tokens.len() >= limit {
+                *truncated = true;
+                return;
+            }
             let mut token = Cow::Borrowed(word);
             for f in filters.iter_mut() {
                 match f.filter(token) {

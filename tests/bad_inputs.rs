@@ -1,0 +1,458 @@
+//! The catalogue of bad inputs: every case runs the real binary and checks the exit code, the
+//! message (naming the file, and the byte or value where it applies) and that nothing panicked.
+//! Inputs are made here, from bytes, so the catalogue needs no network and no large fixtures.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn cwtext() -> Command {
+    let mut cmd = Command::cargo_bin("cwtext").unwrap();
+    cmd.env_remove("CWTEXT_MODEL");
+    cmd
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// What a case expects.
+enum Expect {
+    /// Exit 0, and this text on stdout (a label line) or stderr (a warning).
+    Ok(&'static str),
+    /// This exit code and this text on stderr.
+    Fails(i32, &'static str),
+}
+
+fn check(name: &str, out: &Output, expect: &Expect) {
+    let err = stderr(out);
+    assert!(!err.contains("panicked"), "{name}: {err}");
+    match expect {
+        Expect::Ok(text) => {
+            assert_eq!(out.status.code(), Some(0), "{name}: {err}");
+            let all = format!("{}{err}", String::from_utf8_lossy(&out.stdout));
+            assert!(all.contains(text), "{name}: {all}");
+        }
+        Expect::Fails(code, text) => {
+            assert_eq!(out.status.code(), Some(*code), "{name}: {err}");
+            assert!(err.contains(text), "{name}: {err}");
+        }
+    }
+}
+
+fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    if bom {
+        out.extend_from_slice(if big_endian {
+            &[0xfe, 0xff]
+        } else {
+            &[0xff, 0xfe]
+        });
+    }
+    for u in text.encode_utf16() {
+        out.extend_from_slice(&if big_endian {
+            u.to_be_bytes()
+        } else {
+            u.to_le_bytes()
+        });
+    }
+    out
+}
+
+fn mail(headers: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut m = b"From: alice@example.com\nTo: bob@example.org\n".to_vec();
+    m.extend_from_slice(headers);
+    m.extend_from_slice(b"\n\n");
+    m.extend_from_slice(body);
+    m
+}
+
+/// Single documents given to `classify` (the embedded model).
+#[test]
+fn documents_given_to_classify() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise: Vec<u8> = (0..8192u64)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8)
+        .collect();
+    let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0>\0\x01\0\0\0".to_vec();
+    elf.resize(4096, 0);
+    let deep = {
+        let mut m = String::from(
+            "From: a@b.com\nTo: c@d.com\nSubject: deep\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"b0\"\n\n",
+        );
+        for i in 0..1000 {
+            m += &format!(
+                "--b{i}\nContent-Type: multipart/mixed; boundary=\"b{}\"\n\n",
+                i + 1
+            );
+        }
+        m += "--b1000\nContent-Type: text/plain\n\nthe shuttle launch was delayed by the orbit team\n--b1000--\n";
+        for i in (0..1000).rev() {
+            m += &format!("--b{i}--\n");
+        }
+        m.into_bytes()
+    };
+    let attachment = {
+        let mut m = mail(b"Subject: report\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"x\"",
+            b"--x\nContent-Type: text/plain\n\nthe hockey playoff results are attached\n--x\nContent-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n\n",
+        );
+        let line =
+            b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0\n";
+        while m.len() < 50 << 20 {
+            m.extend_from_slice(line);
+        }
+        m.extend_from_slice(b"--x--\n");
+        m
+    };
+    let long_line = b"orbit ".repeat(100 << 20 >> 3);
+    let cases: Vec<(&str, Vec<u8>, Expect)> = vec![
+        (
+            "empty.txt",
+            vec![],
+            Expect::Fails(2, "empty.txt: empty document: no words found"),
+        ),
+        (
+            "whitespace.txt",
+            b"  \n\t \r\n ".to_vec(),
+            Expect::Fails(2, "whitespace.txt: empty document"),
+        ),
+        (
+            "stopwords.txt",
+            b"the and of to a in".to_vec(),
+            Expect::Fails(2, "stopwords.txt: empty document"),
+        ),
+        (
+            "image.png",
+            std::fs::read(fixtures().join("odd/image.png")).unwrap(),
+            Expect::Fails(2, "image.png: binary file (image/png data)"),
+        ),
+        (
+            "program.elf",
+            elf,
+            Expect::Fails(
+                2,
+                "program.elf: binary file (application/x-executable data)",
+            ),
+        ),
+        (
+            "noise.bin",
+            noise,
+            Expect::Fails(2, "noise.bin: binary file"),
+        ),
+        (
+            "invalid-utf8.txt",
+            b"the space shuttle \xff\xfe\xc3 orbit launch \x80 nasa".to_vec(),
+            Expect::Ok("sci.space"),
+        ),
+        (
+            "utf16-bom.txt",
+            utf16("the space shuttle reached orbit after launch", false, true),
+            Expect::Ok("sci.space"),
+        ),
+        (
+            "utf16be-no-bom.txt",
+            utf16("the space shuttle reached orbit after launch", true, false),
+            Expect::Ok("sci.space"),
+        ),
+        (
+            "nul-inside.txt",
+            b"the space shuttle\0reached orbit after its launch from the pad, said nasa".to_vec(),
+            Expect::Ok("sci.space"),
+        ),
+        (
+            "cp1252.eml",
+            mail(
+                b"Subject: Caf\x80",
+                b"the goalie saved the puck \x93twice\x94 in overtime, the hockey fans cheered",
+            ),
+            Expect::Ok("rec.sport.hockey"),
+        ),
+        (
+            "latin1.eml",
+            mail(
+                b"Subject: Gr\xfc\xdfe\nContent-Type: text/plain; charset=iso-8859-1",
+                b"the goalie saved the puck in overtime, ol\xe9, hockey fans cheered",
+            ),
+            Expect::Ok("rec.sport.hockey"),
+        ),
+        (
+            "open-boundary.eml",
+            mail(
+                b"Subject: open\nContent-Type: multipart/mixed; boundary=\"zz\"",
+                b"--zz\nContent-Type: text/plain\n\nthe goalie saved the puck in overtime\n",
+            ),
+            Expect::Ok("rec.sport.hockey"),
+        ),
+        (
+            "bad-base64.eml",
+            mail(
+                b"Subject: b64\nContent-Type: text/plain\nContent-Transfer-Encoding: base64",
+                b"!!!not*base64@@@ the goalie saved the puck\n",
+            ),
+            Expect::Ok("entropy"),
+        ),
+        (
+            "unknown-charset.eml",
+            mail(
+                b"Subject: cs\nContent-Type: text/plain; charset=x-klingon-42",
+                b"the goalie saved the puck in overtime\n",
+            ),
+            Expect::Ok("rec.sport.hockey"),
+        ),
+        ("nested-1000.eml", deep, Expect::Ok("entropy")),
+        (
+            "attachment-50mb.eml",
+            attachment,
+            Expect::Ok("rec.sport.hockey"),
+        ),
+        (
+            "line-100mb.txt",
+            long_line,
+            Expect::Ok(
+                "line-100mb.txt: longer than 16777216 bytes, only the first 16777216 were read",
+            ),
+        ),
+    ];
+    for (name, bytes, expect) in &cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = cwtext().arg("classify").arg(&path).output().unwrap();
+        check(name, &out, expect);
+    }
+    // A path that does not exist, a folder given as a document, binary standard input.
+    let out = cwtext()
+        .args(["classify", "no/such/file.txt"])
+        .output()
+        .unwrap();
+    check(
+        "missing",
+        &out,
+        &Expect::Fails(2, "no/such/file.txt: No such file or directory"),
+    );
+    let out = cwtext().arg("classify").arg(dir.path()).output().unwrap();
+    check("directory", &out, &Expect::Fails(2, "Is a directory"));
+    let out = cwtext()
+        .arg("classify")
+        .write_stdin(vec![0u8; 512])
+        .output()
+        .unwrap();
+    check(
+        "binary stdin",
+        &out,
+        &Expect::Fails(2, "<stdin>: binary file"),
+    );
+}
+
+/// Corpora with odd shapes given to `train`.
+#[test]
+fn corpora_given_to_train() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    let corpus = |files: &[(&str, &[u8])]| {
+        let root = tempfile::tempdir().unwrap();
+        for (path, bytes) in files {
+            let p = root.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        }
+        root
+    };
+    // Label folders with spaces and non-ASCII names: trained and named as they are.
+    let odd = corpus(&[
+        (
+            "Raumfahrt ünd Sterne/1.txt",
+            b"shuttle orbit launch nasa rocket",
+        ),
+        ("Raumfahrt ünd Sterne/2.txt", b"orbit satellite launch moon"),
+        ("ice hockey/1.txt", b"goalie puck overtime playoff"),
+        ("ice hockey/2.txt", b"puck stick goalie rink"),
+    ]);
+    let out = cwtext()
+        .arg("train")
+        .arg(odd.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check("odd label names", &out, &Expect::Ok("2 labels"));
+    let doc = dir.path().join("doc.txt");
+    std::fs::write(&doc, "the goalie stopped the puck").unwrap();
+    let out = cwtext()
+        .args(["classify", "-m"])
+        .arg(&model)
+        .arg(&doc)
+        .output()
+        .unwrap();
+    check("odd label names classify", &out, &Expect::Ok("ice hockey"));
+    // One label: trained, with a warning.
+    let one = corpus(&[
+        ("only/1.txt", b"some words here"),
+        ("only/2.txt", b"more words"),
+    ]);
+    let out = cwtext()
+        .arg("train")
+        .arg(one.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check("one label", &out, &Expect::Ok("only one label (only)"));
+    // No documents: refused.
+    let none = corpus(&[("empty-label/.hidden", b"x")]);
+    let out = cwtext()
+        .arg("train")
+        .arg(none.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "no documents",
+        &out,
+        &Expect::Fails(2, "no documents found: expected ROOT/<label>/<file>"),
+    );
+    // Only documents without features (v = 0 for every one): refused, naming why.
+    let empty = corpus(&[("a/1.txt", b"the of and"), ("b/1.txt", b"   ")]);
+    let out = cwtext()
+        .arg("train")
+        .arg(empty.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "no features",
+        &out,
+        &Expect::Fails(
+            2,
+            "none of the 2 files could be read as a document with words",
+        ),
+    );
+    // Some documents without features among good ones: skipped by name, exit 1.
+    let some = corpus(&[
+        ("a/1.txt", b"shuttle orbit"),
+        ("a/2.txt", b"the of"),
+        ("b/1.txt", b"goalie puck"),
+    ]);
+    let out = cwtext()
+        .arg("train")
+        .arg(some.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "a featureless document",
+        &out,
+        &Expect::Fails(1, "2.txt: empty document"),
+    );
+    // A symbolic link loop: reported, not followed.
+    let looped = corpus(&[("a/1.txt", b"shuttle orbit"), ("b/1.txt", b"goalie puck")]);
+    std::os::unix::fs::symlink(looped.path().join("a"), looped.path().join("a/loop")).unwrap();
+    let out = cwtext()
+        .arg("train")
+        .arg(looped.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "symlink loop",
+        &out,
+        &Expect::Ok("symbolic link loop, not followed"),
+    );
+}
+
+/// Settings out of range are refused before any work, naming the value.
+#[test]
+fn settings_out_of_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    for (args, text) in [
+        (&["--eta", "0.3"][..], "eta must be in (0.5, 1), but is 0.3"),
+        (
+            &["--hash-bits", "12"],
+            "hash bits must be in [16, 26], but is 12",
+        ),
+        (
+            &["--epochs", "5000"],
+            "epochs must be in [1, 1000], but is 5000",
+        ),
+        (
+            &["--constraints", "sequential", "-k", "0"],
+            "k must be at least 1, but is 0",
+        ),
+        (&["--max-tokens", "0"], "document limits must be at least 1"),
+    ] {
+        let out = cwtext()
+            .arg("train")
+            .arg(fixtures().join("mail"))
+            .arg("-o")
+            .arg(&model)
+            .args(args)
+            .output()
+            .unwrap();
+        check(&format!("{args:?}"), &out, &Expect::Fails(2, text));
+        assert!(!model.exists());
+    }
+}
+
+/// Output that cannot be written: a full disk for a model (a 64 KiB tmpfs, where the machine
+/// allows mounting one) and for the labels (/dev/full); a closed pipe ends quietly.
+#[test]
+fn full_disks_and_closed_pipes() {
+    let out = cwtext()
+        .arg("label")
+        .arg(fixtures().join("news"))
+        .args(["-o", "/dev/full"])
+        .output()
+        .unwrap();
+    check(
+        "label to /dev/full",
+        &out,
+        &Expect::Fails(2, "/dev/full: cannot write: No space left on device"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(dir.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if mounted {
+        let model = dir.path().join("m.cwm");
+        let out = cwtext()
+            .arg("train")
+            .arg(fixtures().join("mail"))
+            .arg("-o")
+            .arg(&model)
+            .output()
+            .unwrap();
+        let _ = std::process::Command::new("umount")
+            .arg(dir.path())
+            .status();
+        check(
+            "model to a full disk",
+            &out,
+            &Expect::Fails(2, "m.cwm: No space left on device (os error 28)"),
+        );
+    } else {
+        eprintln!("note: cannot mount a tmpfs here; the full-disk model write was not exercised");
+    }
+    // `cwtext label DIR | head -1`: the pipe closes early, cwtext exits 0 without a message.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .arg("label")
+        .arg(fixtures().join("news"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+}
