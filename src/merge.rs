@@ -158,13 +158,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
         } else {
             m.labels()
                 .iter()
-                .map(|l| match labels.iter().position(|x| x == l) {
-                    Some(i) => i,
-                    None => {
-                        labels.push(l.clone());
-                        labels.len() - 1
-                    }
-                })
+                .map(|l| crate::model::index_or_push(&mut labels, l))
                 .collect()
         };
         inputs.push((m.learner.weights(), map));

@@ -100,6 +100,17 @@ fn one() -> f64 {
     1.0
 }
 
+/// The index of `label` in `labels`, appending it when it is not there (uniting label sets).
+pub fn index_or_push(labels: &mut Vec<String>, label: &str) -> usize {
+    match labels.iter().position(|l| l == label) {
+        Some(i) => i,
+        None => {
+            labels.push(label.to_string());
+            labels.len() - 1
+        }
+    }
+}
+
 /// What the model says about one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {

@@ -74,16 +74,7 @@ pub fn quadrature(gaussians: &[ScoreGaussian]) -> Vec<f64> {
     if k == 0 {
         return Vec::new();
     }
-    let sd: Vec<f64> = gaussians
-        .iter()
-        .map(|g| {
-            if g.variance > 0.0 && g.variance.is_finite() {
-                g.variance.sqrt()
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let sd = standard_deviations(gaussians);
     // The highest score some label is all but sure to exceed.
     let floor = gaussians
         .iter()
@@ -182,16 +173,7 @@ pub fn gibbs_probabilities(gaussians: &[ScoreGaussian], samples: usize, seed: u6
         return Vec::new();
     }
     let samples = samples.max(1);
-    let stdevs: Vec<f64> = gaussians
-        .iter()
-        .map(|g| {
-            if g.variance > 0.0 && g.variance.is_finite() {
-                g.variance.sqrt()
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let stdevs = standard_deviations(gaussians);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let standard = Normal::new(0.0, 1.0).expect("the standard normal is valid");
     for _ in 0..samples {
@@ -206,6 +188,20 @@ pub fn gibbs_probabilities(gaussians: &[ScoreGaussian], samples: usize, seed: u6
     }
     wins.into_iter()
         .map(|w| w as f64 / samples as f64)
+        .collect()
+}
+
+/// The standard deviation of each score; 0 for a zero or non-finite variance (a point mass).
+fn standard_deviations(gaussians: &[ScoreGaussian]) -> Vec<f64> {
+    gaussians
+        .iter()
+        .map(|g| {
+            if g.variance > 0.0 && g.variance.is_finite() {
+                g.variance.sqrt()
+            } else {
+                0.0
+            }
+        })
         .collect()
 }
 

@@ -35,6 +35,21 @@ pub struct TrainSettings {
     pub sharding: Sharding,
 }
 
+impl TrainSettings {
+    /// cwtext's default pipeline and learner, f32 weights, no calibration, one shard.
+    pub fn new(epochs: usize, seed: u64) -> Self {
+        TrainSettings {
+            pipeline: PipelineConfig::default(),
+            learner: CwConfig::default(),
+            epochs,
+            seed,
+            encoding: WeightEncoding::F32,
+            calibrate: false,
+            sharding: Sharding::default(),
+        }
+    }
+}
+
 /// Training in shards: `shards` learners on disjoint parts of the data, in parallel threads,
 /// merged by KL combination at the end; with `mix`, also after every epoch, each shard then
 /// continuing from the merge (iterative parameter mixing).
@@ -461,13 +476,7 @@ pub fn train_corpus(
             let map: Vec<usize> = corpus
                 .labels
                 .iter()
-                .map(|l| match labels.iter().position(|x| x == l) {
-                    Some(i) => i,
-                    None => {
-                        labels.push(l.clone());
-                        labels.len() - 1
-                    }
-                })
+                .map(|l| crate::model::index_or_push(&mut labels, l))
                 .collect();
             examples.iter_mut().for_each(|e| e.label = map[e.label]);
             labels

@@ -316,13 +316,8 @@ mod tests {
 
     fn base() -> TrainSettings {
         TrainSettings {
-            pipeline: PipelineConfig::default(),
-            learner: CwConfig::default(),
-            epochs: 10,
-            seed: 1,
-            encoding: crate::model::WeightEncoding::F32,
             calibrate: true,
-            sharding: Default::default(),
+            ..TrainSettings::new(10, 1)
         }
     }
 

@@ -204,15 +204,7 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
         "invalid setting: shards must be in [2, 1024], but is {}",
         a.shards
     );
-    let base = TrainSettings {
-        pipeline: Default::default(),
-        learner: Default::default(),
-        epochs: a.epochs,
-        seed: a.seed,
-        encoding: crate::model::WeightEncoding::F32,
-        calibrate: false,
-        sharding: Default::default(),
-    };
+    let base = TrainSettings::new(a.epochs, a.seed);
     let split = read_split(
         &a.dir,
         &a.train_include,
@@ -262,15 +254,7 @@ fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
         "invalid setting: no configuration name contains {:?}",
         a.only
     );
-    let base = TrainSettings {
-        pipeline: Default::default(),
-        learner: Default::default(),
-        epochs: a.epochs,
-        seed: a.seed,
-        encoding: crate::model::WeightEncoding::F32,
-        calibrate: false,
-        sharding: Default::default(),
-    };
+    let base = TrainSettings::new(a.epochs, a.seed);
     let split = read_split(
         &a.dir,
         &a.train_include,
