@@ -23,7 +23,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     --corpora=*) want=${args[i]#--corpora=} ;;
     --quick) quick=1 ;;
     --out | --out=*) out=given ;;
-    -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   esac
 done
 
