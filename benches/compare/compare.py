@@ -544,8 +544,10 @@ def corpus_section(corpus: str, split: dict, rows: list[tuple[str, dict]]) -> li
                 notes.append(f"{name}, recomputed by compare.py from `cwtext classify --format json` "
                              f"({check['documents']:,} documents): ECE {fmt(check['ece'])}, "
                              f"Brier {fmt(check['brier'])}, entropy {fmt(check['entropy'])}"
-                             + (f"; in {check['argmax_differs']:,} documents its label is not the most "
-                                "probable one of its own probabilities" if check.get("argmax_differs") else "")
+                             + (f"; in {check['argmax_differs']:,} document"
+                                f"{'' if check['argmax_differs'] == 1 else 's'} its label is not the "
+                                "most probable one of its own probabilities"
+                                if check.get("argmax_differs") else "")
                              + ".")
     # The verdict: cwtext tuned when it ran, else cwtext with its defaults.
     by_name = dict(rows)
