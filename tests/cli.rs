@@ -67,6 +67,25 @@ fn train_seed(corpus: &str, seed: &str, extra: &[&str]) -> (tempfile::TempDir, P
     (dir, model)
 }
 
+/// `cwtext eval CORPUS --format json -m MODEL [EXTRA…]` (from the fixture folder), which must
+/// succeed; its JSON report.
+fn eval_json(
+    model: &Path,
+    corpus: impl AsRef<std::ffi::OsStr>,
+    extra: &[&str],
+) -> serde_json::Value {
+    let out = cwtext()
+        .arg("eval")
+        .arg(corpus)
+        .args(["--format", "json", "-m"])
+        .arg(model)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn assert_no_panic(out: &Output) {
     assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
 }
@@ -82,20 +101,7 @@ fn train_eval_mail_reaches_the_floor_and_matches_golden() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     golden("eval-mail.txt", &text);
-    let out = cwtext()
-        .args([
-            "eval",
-            "mail",
-            "--include",
-            "test-*",
-            "--format",
-            "json",
-            "-m",
-        ])
-        .arg(&model)
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = eval_json(&model, "mail", &["--include", "test-*"]);
     assert_eq!(json["documents"], 20);
     assert!(json["accuracy"].as_f64().unwrap() >= 0.8, "{json}");
     for key in [
@@ -562,21 +568,7 @@ fn every_algorithm_trains_and_classifies() {
         &["--binary"],
     ] {
         let (_dir, model) = train("mail", extra);
-        let out = cwtext()
-            .args([
-                "eval",
-                "mail",
-                "--include",
-                "test-*",
-                "--format",
-                "json",
-                "-m",
-            ])
-            .arg(&model)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
-        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let json = eval_json(&model, "mail", &["--include", "test-*"]);
         let accuracy = json["accuracy"].as_f64().unwrap();
         assert!(accuracy >= 0.85, "{extra:?}: accuracy {accuracy}");
     }
@@ -798,20 +790,7 @@ fn exact_probabilities_agree_with_gibbs_and_eval_reports_calibration() {
         (exact - gibbs).abs() < 3.0 * se,
         "exact {exact} vs Gibbs {gibbs}"
     );
-    let out = cwtext()
-        .args([
-            "eval",
-            "mail",
-            "--include",
-            "test-*",
-            "--format",
-            "json",
-            "-m",
-        ])
-        .arg(&model)
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let v = eval_json(&model, "mail", &["--include", "test-*"]);
     let ece = v["ece"].as_f64().unwrap();
     let brier = v["brier"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&ece) && (0.0..=2.0).contains(&brier));
@@ -902,15 +881,7 @@ fn mail_files(prefix: &str) -> Vec<(&'static str, PathBuf)> {
 }
 
 fn accuracy(model: &Path, dir: &Path) -> f64 {
-    let out = cwtext()
-        .args(["eval", "--format", "json", "-m"])
-        .arg(model)
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    v["accuracy"].as_f64().unwrap()
+    eval_json(model, dir, &[])["accuracy"].as_f64().unwrap()
 }
 
 /// Half the corpus trained, the other half learned as corrections: as accurate as one epoch on

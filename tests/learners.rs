@@ -166,17 +166,7 @@ fn synthetic_orderings_hold() {
 /// Every valid combination of rule, projection and strategy.
 fn combinations() -> Vec<CwConfig> {
     let mut out = Vec::new();
-    for rule in [
-        RuleKind::Var,
-        RuleKind::Stdev,
-        RuleKind::Arow,
-        RuleKind::Scw1,
-        RuleKind::Scw2,
-        RuleKind::Perceptron,
-        RuleKind::Pa,
-        RuleKind::Pa1,
-        RuleKind::Pa2,
-    ] {
+    for &rule in <RuleKind as clap::ValueEnum>::value_variants() {
         for projection in [
             ProjectionKind::Kl,
             ProjectionKind::L2,

@@ -37,6 +37,19 @@ pub enum Which {
 
 #[derive(Debug, Args)]
 pub struct ShardsArgs {
+    #[command(flatten)]
+    pub split: SplitArgs,
+    /// Number of shards.
+    #[arg(long, default_value_t = 10)]
+    pub shards: usize,
+    /// Epochs per model.
+    #[arg(long, default_value_t = 5)]
+    pub epochs: usize,
+}
+
+/// The corpus and its two splits, shared by `epochs` and `shards`.
+#[derive(Debug, Args)]
+pub struct SplitArgs {
     /// Corpus root: DIR/<label>/**/<file>, holding both splits.
     pub dir: PathBuf,
     /// File-name glob of the training split.
@@ -45,12 +58,6 @@ pub struct ShardsArgs {
     /// File-name glob of the test split.
     #[arg(long, default_value = "test-*", value_name = "GLOB")]
     pub test_include: String,
-    /// Number of shards.
-    #[arg(long, default_value_t = 10)]
-    pub shards: usize,
-    /// Epochs per model.
-    #[arg(long, default_value_t = 5)]
-    pub epochs: usize,
     /// Seed of the per-epoch shuffle.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -80,26 +87,14 @@ pub struct SyntheticArgs {
 
 #[derive(Debug, Args)]
 pub struct EpochsArgs {
-    /// Corpus root: DIR/<label>/**/<file>, holding both splits.
-    pub dir: PathBuf,
-    /// File-name glob of the training split.
-    #[arg(long, default_value = "train-*", value_name = "GLOB")]
-    pub train_include: String,
-    /// File-name glob of the test split.
-    #[arg(long, default_value = "test-*", value_name = "GLOB")]
-    pub test_include: String,
+    #[command(flatten)]
+    pub split: SplitArgs,
     /// Epochs to train (accuracy is measured after each).
     #[arg(long, default_value_t = 10)]
     pub epochs: usize,
-    /// Seed of the per-epoch shuffle.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Only the configurations whose name contains this text (repeatable), e.g. 'k=1'.
     #[arg(long, value_name = "TEXT")]
     pub only: Vec<String>,
-    /// Also write the table to this file.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
 }
 
 pub fn run(args: ExperimentArgs, ui: &Ui) -> anyhow::Result<Outcome> {
@@ -130,12 +125,12 @@ pub fn run(args: ExperimentArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
         Which::Epochs(a) => {
             let table = run_epochs(&a, ui)?;
-            write(&a.output, &table)?;
+            write(&a.split.output, &table)?;
             table
         }
         Which::Shards(a) => {
             let table = run_shards(&a, ui)?;
-            write(&a.output, &table)?;
+            write(&a.split.output, &table)?;
             table
         }
     };
@@ -159,42 +154,48 @@ struct Split {
     test: Vec<Example>,
 }
 
-fn read_split(
-    dir: &std::path::Path,
-    train_glob: &str,
-    test_glob: &str,
-    pipeline: &crate::pipeline::PipelineConfig,
-    ui: &Ui,
-) -> anyhow::Result<Split> {
-    let read = |glob: &str| -> anyhow::Result<(crate::corpus::LabelledCorpus, Vec<Example>)> {
-        let corpus = scan_labelled(dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
-        corpus.warnings.iter().for_each(|w| ui.warn(w));
-        let progress = ui.progress(corpus.files.len() as u64);
-        let (examples, skipped) = featurize_corpus(&corpus, pipeline, &progress)?;
-        progress.finish_and_clear();
-        skipped.iter().for_each(|e| ui.warn(format!("skipped {e}")));
-        Ok((corpus, examples))
-    };
-    let (corpus, train) = read(train_glob)?;
-    let (test_corpus, mut test) = read(test_glob)?;
-    let labels = corpus.labels.clone();
-    // The test split's label indices follow its own folders: map them to the training labels.
-    for e in &mut test {
-        let name = &test_corpus.labels[e.label];
-        e.label = labels.iter().position(|l| l == name).with_context(|| {
-            format!(
-                "{}: label {name:?} has test files but no training files",
-                dir.display()
-            )
-        })?;
+impl SplitArgs {
+    /// Reads and featurises both splits, the test labels mapped to the training ones.
+    fn read(&self, pipeline: &crate::pipeline::PipelineConfig, ui: &Ui) -> anyhow::Result<Split> {
+        let dir = &self.dir;
+        let read = |glob: &str| -> anyhow::Result<(crate::corpus::LabelledCorpus, Vec<Example>)> {
+            let corpus = scan_labelled(dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
+            corpus.warnings.iter().for_each(|w| ui.warn(w));
+            let progress = ui.progress(corpus.files.len() as u64);
+            let (examples, skipped) = featurize_corpus(&corpus, pipeline, &progress)?;
+            progress.finish_and_clear();
+            skipped.iter().for_each(|e| ui.warn(format!("skipped {e}")));
+            Ok((corpus, examples))
+        };
+        let (corpus, train) = read(&self.train_include)?;
+        let (test_corpus, mut test) = read(&self.test_include)?;
+        let labels = corpus.labels.clone();
+        // The test split's label indices follow its own folders: map them to the training labels.
+        for e in &mut test {
+            let name = &test_corpus.labels[e.label];
+            e.label = labels.iter().position(|l| l == name).with_context(|| {
+                format!(
+                    "{}: label {name:?} has test files but no training files",
+                    dir.display()
+                )
+            })?;
+        }
+        Ok(Split {
+            root: dir.to_path_buf(),
+            corpus,
+            labels,
+            train,
+            test,
+        })
     }
-    Ok(Split {
-        root: dir.to_path_buf(),
-        corpus,
-        labels,
-        train,
-        test,
-    })
+
+    /// The corpus's name for table headers: its folder's name.
+    fn name(&self) -> String {
+        self.dir.file_name().map_or_else(
+            || self.dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
 }
 
 fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
@@ -204,14 +205,8 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
         "invalid setting: shards must be in [2, 1024], but is {}",
         a.shards
     );
-    let base = TrainSettings::new(a.epochs, a.seed);
-    let split = read_split(
-        &a.dir,
-        &a.train_include,
-        &a.test_include,
-        &base.pipeline,
-        ui,
-    )?;
+    let base = TrainSettings::new(a.epochs, a.split.seed);
+    let split = a.split.read(&base.pipeline, ui)?;
     ui.info(format!(
         "shards: {} shards, {} epochs, {} training and {} test documents",
         a.shards,
@@ -231,14 +226,14 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
     )?;
     let header = format!(
         "JMLR 2012 §7.10 (Fig. 6) on {}: {} shards by a hash of each file's path, {} epochs, seed {}; {} training / {} test documents ({} / {}), cwtext's default pipeline and learner (CW-Stdev, KL projection).",
-        a.dir.file_name().map_or_else(|| a.dir.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        a.split.name(),
         a.shards,
         a.epochs,
-        a.seed,
+        a.split.seed,
         split.train.len(),
         split.test.len(),
-        a.train_include,
-        a.test_include
+        a.split.train_include,
+        a.split.test_include
     );
     Ok(crate::experiment::shards::markdown(&lines, &header))
 }
@@ -254,14 +249,8 @@ fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
         "invalid setting: no configuration name contains {:?}",
         a.only
     );
-    let base = TrainSettings::new(a.epochs, a.seed);
-    let split = read_split(
-        &a.dir,
-        &a.train_include,
-        &a.test_include,
-        &base.pipeline,
-        ui,
-    )?;
+    let base = TrainSettings::new(a.epochs, a.split.seed);
+    let split = a.split.read(&base.pipeline, ui)?;
     let (labels, train, test) = (split.labels, split.train, split.test);
     ui.info(format!(
         "epochs: {} configurations × {} epochs, {} training and {} test documents, {} labels",
@@ -286,16 +275,13 @@ fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
     let header = format!(
         "EMNLP 2009 §6 on {}: test accuracy (%) after each epoch; {} training / {} test \
          documents ({} / {}), {} labels, seed {}, cwtext's default pipeline and η.",
-        a.dir.file_name().map_or_else(
-            || a.dir.display().to_string(),
-            |n| n.to_string_lossy().into_owned()
-        ),
+        a.split.name(),
         train.len(),
         test.len(),
-        a.train_include,
-        a.test_include,
+        a.split.train_include,
+        a.split.test_include,
         labels.len(),
-        a.seed
+        a.split.seed
     );
     Ok(epochs::markdown(&curves, &header))
 }

@@ -471,17 +471,8 @@ mod tests {
     #[test]
     fn no_update_when_the_constraint_already_holds() {
         // var: m = 2 ≥ φv = 1; stdev: m = 2 ≥ φ√v = 1; the soft rules likewise.
-        for rule in [
-            RuleKind::Var,
-            RuleKind::Stdev,
-            RuleKind::Arow,
-            RuleKind::Scw1,
-            RuleKind::Scw2,
-            RuleKind::Perceptron,
-            RuleKind::Pa,
-            RuleKind::Pa1,
-            RuleKind::Pa2,
-        ] {
+        // Every rule, so that a new one is checked too.
+        for &rule in <RuleKind as clap::ValueEnum>::value_variants() {
             assert_eq!(
                 rule.rule().step(2.0, 1.0, &params(1.0)),
                 Step::NONE,
