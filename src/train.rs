@@ -80,7 +80,7 @@ pub struct Example {
 /// Reads one file and runs the pipeline on it. A document without any word is an error, since
 /// nothing can be learned from or said about it.
 pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVector> {
-    let doc = read_document(path, pipeline.config().max_document_bytes)?;
+    let doc = read_document(path, pipeline.config().input_limits())?;
     featurize_document(pipeline, &doc, path)
 }
 

@@ -28,7 +28,9 @@ fn format_v1_loads_and_classifies() {
     let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
     let mail = b"From: deals@cheap-pills.example\nSubject: LIMITED OFFER free money\n\n\
         Click here to claim your FREE money now!!! Unsubscribe: reply remove.\n";
-    let x = pipeline.features(&parse_bytes(mail).unwrap()).unwrap();
+    let x = pipeline
+        .features(&parse_bytes(mail, cwtext::pipeline::DEFAULT_MAX_MIME_DEPTH).unwrap())
+        .unwrap();
     let p = model.predict(
         &x,
         Method::Gibbs {

@@ -38,7 +38,7 @@ thread_local! {
 }
 
 fuzz_target!(|bytes: &[u8]| {
-    let Ok(doc) = parse_bytes(bytes) else { return };
+    let Ok(doc) = parse_bytes(bytes, cwtext::pipeline::DEFAULT_MAX_MIME_DEPTH) else { return };
     PIPELINES.with(|p| {
         let (every_stage, default) = &mut *p.borrow_mut();
         let _ = every_stage.features(&doc);

@@ -114,7 +114,7 @@ fn predict_bytes(
     } else {
         std::borrow::Cow::Borrowed(bytes)
     };
-    let doc = crate::input::parse_document(&bytes, path)?;
+    let doc = crate::input::parse_document(&bytes, path, pipeline.config().max_mime_depth)?;
     let x = crate::train::featurize_document(pipeline, &doc, path)?;
     Ok(model.predict(&x, args.sampling.method()))
 }

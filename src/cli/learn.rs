@@ -131,7 +131,8 @@ impl Source {
                     .read_to_end(&mut bytes)
                     .map_err(|e| Error::io(&path, e))?;
                 crate::input::limit_bytes(&mut bytes, pipeline.config().max_document_bytes, &path);
-                let doc = crate::input::parse_document(&bytes, &path)?;
+                let doc =
+                    crate::input::parse_document(&bytes, &path, pipeline.config().max_mime_depth)?;
                 crate::train::featurize_document(pipeline, &doc, &path)
             }
         }

@@ -120,6 +120,10 @@ pub struct TrainArgs {
     /// Use at most this many tokens of a document (the rest are dropped with a warning).
     #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_TOKENS, value_name = "N")]
     pub max_tokens: usize,
+    /// Read mail text parts at most this many multipart levels deep (deeper ones are skipped
+    /// with a warning).
+    #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_MIME_DEPTH, value_name = "LEVELS")]
+    pub max_mime_depth: usize,
     /// Drop tokens longer than this many characters.
     #[arg(long, default_value_t = 40, value_name = "CHARS")]
     pub max_token_length: usize,
@@ -300,6 +304,7 @@ impl TrainArgs {
                 email_headers: !self.no_email_headers,
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,
+                max_mime_depth: self.max_mime_depth,
                 ..PipelineConfig::default()
             },
             learner: self.learner()?,

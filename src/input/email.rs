@@ -4,7 +4,7 @@
 //! mail-parser), attachments are ignored. Subject, From and To are returned separately so that
 //! the pipeline can give them header-prefixed features.
 
-use mail_parser::{Address, MessageParser};
+use mail_parser::{Address, MessageParser, MessagePart, PartType};
 
 use super::{Document, DocumentKind, EmailHeaders};
 
@@ -64,9 +64,13 @@ pub fn looks_like_email(bytes: &[u8]) -> bool {
     false
 }
 
-/// Parses a message; `None` when mail-parser cannot make one of it.
-pub fn parse(bytes: &[u8]) -> Option<Document> {
+/// Parses a message; `None` when mail-parser cannot make one of it. Text parts nested deeper
+/// than `max_depth` multipart levels are left out and counted in
+/// [`Document::skipped_deep_parts`]; mail-parser builds the tree iteratively, so parsing stays
+/// linear in the input however deep the nesting.
+pub fn parse(bytes: &[u8], max_depth: usize) -> Option<Document> {
     let message = MessageParser::default().parse(bytes)?;
+    let depths = part_depths(&message.parts);
     let headers = EmailHeaders {
         subject: message.subject().unwrap_or_default().to_string(),
         from: addresses(message.from()),
@@ -74,7 +78,12 @@ pub fn parse(bytes: &[u8]) -> Option<Document> {
     };
     let mut body = String::with_capacity(bytes.len());
     body.push_str(&headers.subject);
-    for i in 0..message.text_body_count() {
+    let mut skipped_deep_parts = 0;
+    for (i, &id) in message.text_body.iter().enumerate() {
+        if depths.get(id as usize).is_some_and(|&d| d > max_depth) {
+            skipped_deep_parts += 1;
+            continue;
+        }
         if let Some(text) = message.body_text(i) {
             body.push('\n');
             body.push_str(&text);
@@ -84,7 +93,33 @@ pub fn parse(bytes: &[u8]) -> Option<Document> {
         kind: DocumentKind::Email,
         body,
         headers: Some(headers),
+        skipped_deep_parts,
     })
+}
+
+/// The multipart nesting depth of every part (the root is 0, its children 1, ...), found with
+/// an explicit stack so that a crafted 100,000-deep message cannot overflow the call stack.
+/// Parts not reachable from the root keep depth 0.
+fn part_depths(parts: &[MessagePart<'_>]) -> Vec<usize> {
+    let mut depth = vec![0; parts.len()];
+    let mut seen = vec![false; parts.len()];
+    let mut stack = vec![0usize];
+    while let Some(id) = stack.pop() {
+        let Some(part) = parts.get(id) else { continue };
+        if std::mem::replace(&mut seen[id], true) {
+            continue; // a malformed tree that refers to a part twice
+        }
+        if let PartType::Multipart(children) = &part.body {
+            let below = depth[id] + 1;
+            for &child in children {
+                if let Some(d) = depth.get_mut(child as usize) {
+                    *d = below;
+                    stack.push(child as usize);
+                }
+            }
+        }
+    }
+    depth
 }
 
 fn addresses(address: Option<&Address<'_>>) -> Vec<String> {
@@ -137,7 +172,7 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
 
     #[test]
     fn decodes_headers_and_text_parts_and_skips_attachments() {
-        let doc = parse(MAIL).unwrap();
+        let doc = parse(MAIL, 32).unwrap();
         let h = doc.headers.unwrap();
         assert_eq!(h.subject, "Café meeting");
         assert_eq!(h.from, vec!["alice@example.com"]);
@@ -146,10 +181,48 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
         assert!(!doc.body.contains("secretattachment"));
     }
 
+    /// A text part under `levels` nested multiparts, and one at the top.
+    fn nested(levels: usize) -> Vec<u8> {
+        let mut m = String::from(
+            "From: a@b.com\nTo: c@d.com\nSubject: deep\nContent-Type: multipart/mixed; boundary=\"b0\"\n\n\
+             --b0\nContent-Type: text/plain\n\ntop part\n",
+        );
+        for i in 0..levels {
+            m += &format!(
+                "--b{i}\nContent-Type: multipart/mixed; boundary=\"b{}\"\n\n",
+                i + 1
+            );
+        }
+        m += &format!("--b{levels}\nContent-Type: text/plain\n\ndeep part\n--b{levels}--\n");
+        for i in (0..levels).rev() {
+            m += &format!("--b{i}--\n");
+        }
+        m.into_bytes()
+    }
+
+    #[test]
+    fn parts_deeper_than_the_limit_are_skipped_and_counted() {
+        // The deep text part sits under the root multipart and `levels` more: depth levels + 1.
+        let mail = nested(4);
+        let doc = parse(&mail, 5).unwrap();
+        assert!(doc.body.contains("top part") && doc.body.contains("deep part"));
+        assert_eq!(doc.skipped_deep_parts, 0);
+        let doc = parse(&mail, 4).unwrap();
+        assert!(doc.body.contains("top part") && !doc.body.contains("deep part"));
+        assert_eq!(doc.skipped_deep_parts, 1);
+    }
+
+    #[test]
+    fn a_hundred_thousand_levels_do_not_overflow_the_stack() {
+        let doc = parse(&nested(100_000), 32).unwrap();
+        assert!(doc.body.contains("top part"));
+        assert_eq!(doc.skipped_deep_parts, 1);
+    }
+
     #[test]
     fn html_parts_become_text() {
         let mail = b"From: a@b.com\nSubject: hi\nContent-Type: text/html\n\n<html><body><p>Buy <b>cheap</b> pills</p><script>x</script></body></html>\n";
-        let doc = parse(mail).unwrap();
+        let doc = parse(mail, 32).unwrap();
         assert!(doc.body.contains("Buy cheap pills"), "{}", doc.body);
         assert!(!doc.body.contains("<b>"));
     }

@@ -37,6 +37,17 @@ pub struct Document {
     /// The text to tokenise: the whole file for plain text; subject and text parts for mail.
     pub body: String,
     pub headers: Option<EmailHeaders>,
+    /// Mail text parts left out because they were nested deeper than the MIME depth limit.
+    pub skipped_deep_parts: usize,
+}
+
+/// How much of one input is read: the limits that keep a single document's cost bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputLimits {
+    /// Bytes read from a file; the rest is cut off with a warning.
+    pub max_bytes: usize,
+    /// Multipart nesting levels of mail; text parts deeper down are skipped with a warning.
+    pub max_mime_depth: usize,
 }
 
 /// Why bytes could not be turned into a document.
@@ -46,10 +57,14 @@ pub enum ParseError {
     Binary(String),
 }
 
-/// Parses a file's bytes: email when it looks like mail, otherwise decoded plain text.
-pub fn parse_bytes(bytes: &[u8]) -> std::result::Result<Document, ParseError> {
+/// Parses a file's bytes: email when it looks like mail (text parts at most `max_mime_depth`
+/// multipart levels deep), otherwise decoded plain text.
+pub fn parse_bytes(
+    bytes: &[u8],
+    max_mime_depth: usize,
+) -> std::result::Result<Document, ParseError> {
     if email::looks_like_email(bytes) {
-        if let Some(doc) = email::parse(bytes) {
+        if let Some(doc) = email::parse(bytes, max_mime_depth) {
             return Ok(doc);
         }
     }
@@ -58,20 +73,21 @@ pub fn parse_bytes(bytes: &[u8]) -> std::result::Result<Document, ParseError> {
         kind: DocumentKind::Text { encoding },
         body: body.into_owned(),
         headers: None,
+        skipped_deep_parts: 0,
     })
 }
 
-/// Reads and parses one file, naming it in any error; at most `max_bytes` are read (a warning
-/// says when a file was cut).
-pub fn read_document(path: &Path, max_bytes: usize) -> Result<Document> {
+/// Reads and parses one file within `limits`, naming it in any error and in the warnings that
+/// say what was cut.
+pub fn read_document(path: &Path, limits: InputLimits) -> Result<Document> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut bytes = Vec::new();
-    file.take(max_bytes as u64 + 1)
+    file.take(limits.max_bytes as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
-    limit_bytes(&mut bytes, max_bytes, path);
-    parse_document(&bytes, path)
+    limit_bytes(&mut bytes, limits.max_bytes, path);
+    parse_document(&bytes, path, limits.max_mime_depth)
 }
 
 /// Cuts `bytes` to `max_bytes`, with a warning naming `path`.
@@ -85,10 +101,20 @@ pub fn limit_bytes(bytes: &mut Vec<u8>, max_bytes: usize, path: &Path) {
     }
 }
 
-/// Parses bytes read from `path`, naming it in any error.
-pub fn parse_document(bytes: &[u8], path: &Path) -> Result<Document> {
-    parse_bytes(bytes).map_err(|ParseError::Binary(reason)| Error::Binary {
-        path: path.to_path_buf(),
-        reason,
-    })
+/// Parses bytes read from `path`, naming it in any error and in a warning when mail parts were
+/// nested too deep to be read.
+pub fn parse_document(bytes: &[u8], path: &Path, max_mime_depth: usize) -> Result<Document> {
+    let doc =
+        parse_bytes(bytes, max_mime_depth).map_err(|ParseError::Binary(reason)| Error::Binary {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    if doc.skipped_deep_parts > 0 {
+        log::warn!(
+            "{}: {} text part(s) nested more than {max_mime_depth} MIME levels deep were skipped (--max-mime-depth)",
+            path.display(),
+            doc.skipped_deep_parts
+        );
+    }
+    Ok(doc)
 }

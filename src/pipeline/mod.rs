@@ -52,12 +52,23 @@ pub struct PipelineConfig {
     /// a warning.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: usize,
+    /// Read mail text parts at most this many multipart levels deep; deeper ones are skipped
+    /// with a warning.
+    #[serde(default = "default_max_mime_depth")]
+    pub max_mime_depth: usize,
 }
 
 /// 16 MiB: far above any real message or article, far below what would hurt.
 pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
 /// One million tokens per document.
 pub const DEFAULT_MAX_TOKENS: usize = 1_000_000;
+
+/// Real mail nests two or three levels (mixed → alternative → text); 32 leaves ample room.
+pub const DEFAULT_MAX_MIME_DEPTH: usize = 32;
+
+fn default_max_mime_depth() -> usize {
+    DEFAULT_MAX_MIME_DEPTH
+}
 
 fn default_max_document_bytes() -> usize {
     DEFAULT_MAX_DOCUMENT_BYTES
@@ -89,6 +100,7 @@ impl Default for PipelineConfig {
             email_headers: true,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
+            max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
         }
     }
 }
@@ -117,6 +129,14 @@ impl PipelineConfig {
             )));
         }
         self.filters.iter().try_for_each(FilterConfig::validate)
+    }
+
+    /// The limits on reading one input document.
+    pub fn input_limits(&self) -> crate::input::InputLimits {
+        crate::input::InputLimits {
+            max_bytes: self.max_document_bytes,
+            max_mime_depth: self.max_mime_depth,
+        }
     }
 
     /// The number of hash buckets.
@@ -249,7 +269,7 @@ mod tests {
     fn features(config: &PipelineConfig, text: &[u8]) -> Option<FeatureVector> {
         Pipeline::new(config)
             .unwrap()
-            .features(&parse_bytes(text).unwrap())
+            .features(&parse_bytes(text, DEFAULT_MAX_MIME_DEPTH).unwrap())
     }
 
     #[test]
