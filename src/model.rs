@@ -17,18 +17,39 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ModelError, Result};
 use crate::features::FeatureVector;
-use crate::learner::weights::WeightTable;
+use crate::learner::weights::{SharedBytes, WeightTable};
 use crate::learner::{CwConfig, DiagonalLearner, Learner, ScoreGaussian};
 use crate::pipeline::PipelineConfig;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 pub const FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
+
+/// Model files up to this size have their checksum verified on every load, which costs about a
+/// millisecond; larger ones only when asked ([`Checksum::Verify`]).
+pub const VERIFY_LIMIT: usize = 64 << 20;
+
+/// When to verify a model file's CRC-32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checksum {
+    /// Always (every command that rewrites or combines models; `--verify`).
+    Verify,
+    /// For files up to [`VERIFY_LIMIT`] bytes: reading every byte of a large memory-mapped model
+    /// would make each `classify` cost time in proportion to the model's size.
+    IfSmall,
+}
+
+impl Checksum {
+    fn applies_to(self, len: usize) -> bool {
+        self == Checksum::Verify || len <= VERIFY_LIMIT
+    }
+}
 const PREFIX: usize = 16;
 
 /// How the weights are stored on disk.
@@ -158,47 +179,76 @@ impl Model {
 
     /// Serialises the model into bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let header = serde_json::to_vec(&self.header).expect("the header serialises");
-        let weights = self.learner.weights().raw();
-        let start = padded(PREFIX + header.len());
-        let mut out = Vec::with_capacity(start + weights.len() * self.header.encoding.width() + 4);
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        out.extend_from_slice(&header);
-        out.resize(start, 0);
-        match self.header.encoding {
-            WeightEncoding::F32 => weights
-                .iter()
-                .for_each(|w| out.extend_from_slice(&w.to_le_bytes())),
-            WeightEncoding::F16 => weights
-                .iter()
-                .for_each(|w| out.extend_from_slice(&half::f16::from_f32(*w).to_le_bytes())),
-        }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
+        let mut out = Vec::new();
+        self.write_to(&mut out)
+            .expect("writing to memory cannot fail");
         out
     }
 
-    /// Parses a model from bytes; `origin` names the source in errors.
+    /// Writes the model's bytes to `out`, computing the checksum on the way, so that saving
+    /// never holds a second copy of the weights in memory.
+    pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let header = serde_json::to_vec(&self.header).expect("the header serialises");
+        let weights = self.learner.weights().raw();
+        let mut out = Checksummed {
+            inner: out,
+            crc: crc32fast::Hasher::new(),
+        };
+        out.write_all(&MAGIC)?;
+        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&(header.len() as u32).to_le_bytes())?;
+        out.write_all(&header)?;
+        out.write_all(&[0; ALIGN][..padded(PREFIX + header.len()) - PREFIX - header.len()])?;
+        let width = self.header.encoding.width();
+        let mut chunk = Vec::with_capacity(64 * 1024);
+        for values in weights.chunks(64 * 1024 / width) {
+            chunk.clear();
+            match self.header.encoding {
+                WeightEncoding::F32 => values
+                    .iter()
+                    .for_each(|w| chunk.extend_from_slice(&w.to_le_bytes())),
+                WeightEncoding::F16 => values
+                    .iter()
+                    .for_each(|w| chunk.extend_from_slice(&half::f16::from_f32(*w).to_le_bytes())),
+            }
+            out.write_all(&chunk)?;
+        }
+        let crc = out.crc.clone().finalize();
+        out.inner.write_all(&crc.to_le_bytes())
+    }
+
+    /// Parses a model from bytes (a copy is kept); `origin` names the source in errors. The
+    /// checksum is always verified.
     pub fn from_bytes(bytes: &[u8], origin: &Path) -> Result<Model> {
+        Model::from_shared(Arc::new(bytes.to_vec()), origin, Checksum::Verify)
+    }
+
+    /// The model embedded in the binary: nothing is copied or decoded up front.
+    pub fn from_static(bytes: &'static [u8], origin: &Path) -> Result<Model> {
+        Model::from_shared(Arc::new(bytes), origin, Checksum::Verify)
+    }
+
+    /// Parses a model whose weights stay in `bytes` (a memory map, the embedded model, a
+    /// copy) and are read in place: opening costs the header, not the size of the table.
+    pub fn from_shared(bytes: SharedBytes, origin: &Path, checksum: Checksum) -> Result<Model> {
         let fail = |kind: ModelError| Error::Model {
             path: origin.to_path_buf(),
             kind,
         };
-        if bytes.len() < PREFIX || bytes[..8] != MAGIC {
+        let all: &[u8] = (*bytes).as_ref();
+        if all.len() < PREFIX || all[..8] != MAGIC {
             // A prefix of the magic is a truncated model, anything else is not a model.
-            let n = bytes.len().min(8);
-            return Err(fail(if bytes[..n] == MAGIC[..n] && n > 0 {
+            let n = all.len().min(8);
+            return Err(fail(if all[..n] == MAGIC[..n] && n > 0 {
                 ModelError::Truncated {
                     expected: PREFIX as u64,
-                    found: bytes.len() as u64,
+                    found: all.len() as u64,
                 }
             } else {
                 ModelError::NotAModel
             }));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        let version = u32::from_le_bytes(all[8..12].try_into().unwrap());
         if version > FORMAT_VERSION {
             return Err(fail(ModelError::NewerVersion {
                 found: version,
@@ -211,17 +261,17 @@ impl Model {
                 supported: FORMAT_VERSION,
             }));
         }
-        let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let header_len = u32::from_le_bytes(all[12..16].try_into().unwrap()) as usize;
         let truncated = |expected: usize| {
             fail(ModelError::Truncated {
                 expected: expected as u64,
-                found: bytes.len() as u64,
+                found: all.len() as u64,
             })
         };
-        if bytes.len() < PREFIX + header_len + 4 {
+        if all.len() < PREFIX + header_len + 4 {
             return Err(truncated(PREFIX + header_len + 4));
         }
-        let header: ModelHeader = serde_json::from_slice(&bytes[PREFIX..PREFIX + header_len])
+        let header: ModelHeader = serde_json::from_slice(&all[PREFIX..PREFIX + header_len])
             .map_err(|e| fail(ModelError::Corrupted(format!("unreadable header: {e}"))))?;
         let labels = header.labels.len();
         let LearnerConfig::Cw(config) = header.learner.clone();
@@ -239,34 +289,25 @@ impl Model {
             .checked_mul(header.encoding.width())
             .and_then(|n| n.checked_add(start + 4))
             .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
-        if bytes.len() < expected {
+        if all.len() < expected {
             return Err(truncated(expected));
         }
-        if bytes.len() > expected {
+        if all.len() > expected {
             return Err(fail(ModelError::Corrupted(format!(
                 "{} unexpected bytes after the end of the model",
-                bytes.len() - expected
+                all.len() - expected
             ))));
         }
-        let (body, crc) = bytes.split_at(expected - 4);
-        let stored = u32::from_le_bytes(crc.try_into().unwrap());
-        let actual = crc32fast::hash(body);
-        if stored != actual {
-            return Err(fail(ModelError::Corrupted(format!(
-                "checksum mismatch (stored {stored:08x}, computed {actual:08x})"
-            ))));
+        if checksum.applies_to(all.len()) {
+            let (body, crc) = all.split_at(expected - 4);
+            let stored = u32::from_le_bytes(crc.try_into().unwrap());
+            let actual = crc32fast::hash(body);
+            if stored != actual {
+                return Err(fail(ModelError::Corrupted(format!(
+                    "checksum mismatch (stored {stored:08x}, computed {actual:08x})"
+                ))));
+            }
         }
-        let data = &body[start..];
-        let weights: Vec<f32> = match header.encoding {
-            WeightEncoding::F32 => data
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-            WeightEncoding::F16 => data
-                .chunks_exact(2)
-                .map(|c| half::f16::from_le_bytes(c.try_into().unwrap()).to_f32())
-                .collect(),
-        };
         header
             .pipeline
             .validate()
@@ -285,17 +326,39 @@ impl Model {
         params
             .check_labels(labels)
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
-        let table =
-            WeightTable::from_raw(header.features, blocks, weights).expect("size checked above");
+        let half = header.encoding == WeightEncoding::F16;
+        let table = WeightTable::view(header.features, blocks, bytes, start, half)
+            .expect("size checked above");
         let learner = DiagonalLearner::from_weights(params, labels, table)
             .expect("blocks computed from the same settings");
         Ok(Model { learner, header })
     }
 
-    /// Reads a model file.
+    /// Reads a model file to change or combine it (learn, merge, resume): the checksum is
+    /// always verified.
     pub fn load(path: &Path) -> Result<Model> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        Model::from_bytes(&bytes, path)
+        Model::open(path, Checksum::Verify)
+    }
+
+    /// Opens a model file by memory-mapping it (files under 1 MiB and non-regular files are
+    /// read instead). cwtext never writes a model in place (it renames a new file over it), so
+    /// the mapped bytes do not change while they are in use.
+    pub fn open(path: &Path, checksum: Checksum) -> Result<Model> {
+        let io = |e| Error::io(path, e);
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        let bytes: SharedBytes = if meta.is_file() && meta.len() >= 1 << 20 {
+            // SAFETY: the map is read-only, and model files are replaced by rename, never
+            // modified in place (see above); only an outside program truncating the file while
+            // it is mapped could invalidate it.
+            Arc::new(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?)
+        } else {
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            (&file).read_to_end(&mut bytes).map_err(io)?;
+            Arc::new(bytes)
+        };
+        Model::from_shared(bytes, path, checksum)
     }
 
     /// Writes the model atomically: a temporary file beside `path`, flushed, then renamed.
@@ -313,10 +376,31 @@ impl Model {
         let mut tmp = builder.tempfile_in(dir).map_err(io)?;
         // Through the file itself: tempfile's own writer wraps errors so that the OS error
         // (e.g. "No space left on device") no longer shows.
-        tmp.as_file_mut().write_all(&self.to_bytes()).map_err(io)?;
+        let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        self.write_to(&mut writer).map_err(io)?;
+        writer.flush().map_err(io)?;
+        drop(writer);
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
         Ok(())
+    }
+}
+
+/// A writer that feeds everything it passes on into a CRC-32.
+struct Checksummed<'w, W: Write> {
+    inner: &'w mut W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Checksummed<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -374,6 +458,30 @@ mod tests {
         {
             assert!((a - b).abs() <= a.abs() * 1e-3, "{a} {b}");
         }
+    }
+
+    #[test]
+    fn saved_files_open_as_views_of_the_same_model() {
+        let dir = tempfile::tempdir().unwrap();
+        for encoding in [WeightEncoding::F32, WeightEncoding::F16] {
+            let m = model(encoding);
+            let path = dir.path().join("m.cwm");
+            m.save(&path).unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), m.to_bytes());
+            let opened = Model::open(&path, Checksum::IfSmall).unwrap();
+            assert!(opened.learner.weights().is_view());
+            let back = Model::from_bytes(&m.to_bytes(), Path::new("m")).unwrap();
+            assert_eq!(opened, back);
+            let x = FeatureVector::new(m.header.features, vec![3, 65536], vec![0.5, 1.0]);
+            assert_eq!(opened.score_gaussians(&x), back.score_gaussians(&x));
+        }
+    }
+
+    #[test]
+    fn large_files_skip_the_checksum_unless_asked() {
+        assert!(Checksum::IfSmall.applies_to(VERIFY_LIMIT));
+        assert!(!Checksum::IfSmall.applies_to(VERIFY_LIMIT + 1));
+        assert!(Checksum::Verify.applies_to(usize::MAX));
     }
 
     #[test]

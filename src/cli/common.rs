@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::corpus::FileFilter;
-use crate::model::Model;
+use crate::model::{Checksum, Model};
 
 /// The default model, trained on 20 Newsgroups (see `models/README.md`), built into the binary.
 pub static DEFAULT_MODEL: &[u8] = include_bytes!("../../models/default.cwm");
@@ -88,13 +88,25 @@ pub struct ModelArg {
     /// Model file (default: the embedded 20 Newsgroups model).
     #[arg(short, long, value_name = "MODEL", env = "CWTEXT_MODEL")]
     pub model: Option<PathBuf>,
+    /// Verify the model's checksum even when the file is larger than 64 MiB (smaller files are
+    /// always verified; a large model is memory-mapped and only the pages a document needs
+    /// are read).
+    #[arg(long)]
+    pub verify: bool,
 }
 
 impl ModelArg {
     pub fn load(&self) -> anyhow::Result<Model> {
         match &self.model {
-            Some(path) => Ok(Model::load(path)?),
-            None => Model::from_bytes(DEFAULT_MODEL, Path::new(DEFAULT_MODEL_NAME))
+            Some(path) => {
+                let checksum = if self.verify {
+                    Checksum::Verify
+                } else {
+                    Checksum::IfSmall
+                };
+                Ok(Model::open(path, checksum)?)
+            }
+            None => Model::from_static(DEFAULT_MODEL, Path::new(DEFAULT_MODEL_NAME))
                 .context("the embedded default model is damaged; pass a model with -m"),
         }
     }

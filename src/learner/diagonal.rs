@@ -311,12 +311,11 @@ impl Learner for DiagonalLearner {
         let mut out = vec![0.0; self.weights.labels()];
         for (&j, &xj) in x.indices().iter().zip(x.data()) {
             let xj = f64::from(xj);
-            for (s, pair) in out
-                .iter_mut()
-                .zip(self.weights.row(j as usize).chunks_exact(2))
-            {
-                *s += f64::from(pair[0]) * xj;
-            }
+            self.weights.with_row(j as usize, |row| {
+                for (s, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
+                    *s += f64::from(pair[0]) * xj;
+                }
+            });
         }
         if self.binary() {
             out.insert(0, 0.0);
@@ -329,13 +328,12 @@ impl Learner for DiagonalLearner {
         let mut out = vec![ScoreGaussian::default(); blocks];
         for (&j, &xj) in x.indices().iter().zip(x.data()) {
             let xj = f64::from(xj);
-            for (g, pair) in out
-                .iter_mut()
-                .zip(self.weights.row(j as usize).chunks_exact(2))
-            {
-                g.mean += f64::from(pair[0]) * xj;
-                g.variance += f64::from(pair[1]) * xj * xj;
-            }
+            self.weights.with_row(j as usize, |row| {
+                for (g, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
+                    g.mean += f64::from(pair[0]) * xj;
+                    g.variance += f64::from(pair[1]) * xj * xj;
+                }
+            });
         }
         if self.binary() {
             // Label 0 scores a constant 0, label 1 scores w·x: label 1 wins iff w·x > 0.

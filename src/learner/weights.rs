@@ -1,14 +1,42 @@
 //! The weight table: for every feature j and label z, the mean μ_zj and variance σ_zj of the
 //! weight Gaussian. The K labels' (μ, σ) pairs of one feature are adjacent f32s, so scoring and
-//! updating a sparse document touches one short run of memory per feature.
+//! updating a sparse document touches one short run of memory per feature (one 64-byte cache
+//! line holds the row of up to 8 labels).
+//!
+//! A table is either owned (training, learning) or a view of the weight bytes of a model file:
+//! memory-mapped or embedded in the binary. A view costs nothing to open whatever the model's
+//! size: f32 weights are read in place, f16 weights row by row as a document needs them
+//! ([`WeightTable::with_row`]). Anything that needs the whole table as f32 (a rewrite, a merge)
+//! decodes it once on first use, and the first change makes the table owned (copy on write).
+
+use std::sync::{Arc, OnceLock};
 
 /// Means and variances, feature-major: `[feature][label][μ, σ]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct WeightTable {
     features: usize,
     labels: usize,
-    data: Vec<f32>,
+    data: Storage,
 }
+
+/// Bytes that outlive the table: a memory map, the embedded model, or a copy.
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// How the values are held.
+#[derive(Clone)]
+enum Storage {
+    Owned(Vec<f32>),
+    /// Little-endian values in `bytes[start..]`, with the full f32 table decoded on demand.
+    View {
+        bytes: SharedBytes,
+        start: usize,
+        half: bool,
+        decoded: OnceLock<Vec<f32>>,
+    },
+}
+
+/// Rows of at most this many values are decoded from f16 on the stack (64 labels).
+const STACK_ROW: usize = 128;
 
 impl WeightTable {
     /// Every mean 0, every variance `initial_variance` (Σ₁ = a·I).
@@ -19,7 +47,7 @@ impl WeightTable {
         WeightTable {
             features,
             labels,
-            data,
+            data: Storage::Owned(data),
         }
     }
 
@@ -28,7 +56,32 @@ impl WeightTable {
         (data.len() == features * labels * 2).then_some(WeightTable {
             features,
             labels,
-            data,
+            data: Storage::Owned(data),
+        })
+    }
+
+    /// A view of `features × labels × 2` little-endian values (f16 when `half`, else f32) at
+    /// `bytes[start..]`; `None` when the bytes are too short.
+    pub fn view(
+        features: usize,
+        labels: usize,
+        bytes: SharedBytes,
+        start: usize,
+        half: bool,
+    ) -> Option<Self> {
+        let width = if half { 2 } else { 4 };
+        let end = features
+            .checked_mul(labels * 2 * width)?
+            .checked_add(start)?;
+        ((*bytes).as_ref().len() >= end).then_some(WeightTable {
+            features,
+            labels,
+            data: Storage::View {
+                bytes,
+                start,
+                half,
+                decoded: OnceLock::new(),
+            },
         })
     }
 
@@ -40,52 +93,214 @@ impl WeightTable {
         self.labels
     }
 
-    /// The flat data, `[feature][label][μ, σ]`.
+    fn len(&self) -> usize {
+        self.features * self.labels * 2
+    }
+
+    /// The flat data, `[feature][label][μ, σ]`. On a view of f16 (or misaligned f32) weights
+    /// the first call decodes the whole table.
     pub fn raw(&self) -> &[f32] {
-        &self.data
+        match &self.data {
+            Storage::Owned(data) => data,
+            Storage::View {
+                bytes,
+                start,
+                half,
+                decoded,
+            } => {
+                let bytes = &(**bytes).as_ref()[*start..*start + self.len() * width(*half)];
+                if !*half && cfg!(target_endian = "little") {
+                    if let Ok(values) = bytemuck::try_cast_slice::<u8, f32>(bytes) {
+                        return values;
+                    }
+                }
+                decoded.get_or_init(|| decode(bytes, *half))
+            }
+        }
     }
 
     /// The interleaved (μ, σ) pairs of all labels for feature `j`.
     #[inline]
     pub fn row(&self, j: usize) -> &[f32] {
         let w = self.labels * 2;
-        &self.data[j * w..(j + 1) * w]
+        match &self.data {
+            Storage::Owned(data) => &data[j * w..(j + 1) * w],
+            Storage::View { .. } => &self.raw()[j * w..(j + 1) * w],
+        }
+    }
+
+    /// Calls `f` with row `j`, decoding only that row from an f16 view: what prediction uses,
+    /// so that classifying with a mapped model reads a few rows and never the whole table.
+    #[inline]
+    pub fn with_row<R>(&self, j: usize, f: impl FnOnce(&[f32]) -> R) -> R {
+        let w = self.labels * 2;
+        match &self.data {
+            Storage::View {
+                bytes,
+                start,
+                half: true,
+                decoded,
+            } if decoded.get().is_none() => {
+                let at = start + j * w * 2;
+                let bytes = &(**bytes).as_ref()[at..at + w * 2];
+                if w <= STACK_ROW {
+                    let mut row = [0f32; STACK_ROW];
+                    decode_into(bytes, true, &mut row[..w]);
+                    f(&row[..w])
+                } else {
+                    f(&decode(bytes, true))
+                }
+            }
+            _ => f(self.row(j)),
+        }
     }
 
     #[inline]
     pub fn row_mut(&mut self, j: usize) -> &mut [f32] {
         let w = self.labels * 2;
-        &mut self.data[j * w..(j + 1) * w]
+        &mut self.raw_mut()[j * w..(j + 1) * w]
     }
 
     /// The same table with `extra` more labels, whose weights start at the prior N(0, a).
     pub fn with_more_labels(&self, extra: usize, initial_variance: f32) -> WeightTable {
         let labels = self.labels + extra;
         let mut data = Vec::with_capacity(self.features * labels * 2);
-        for row in self.data.chunks_exact(self.labels * 2) {
+        for row in self.raw().chunks_exact(self.labels * 2) {
             data.extend_from_slice(row);
             (0..extra).for_each(|_| data.extend_from_slice(&[0.0, initial_variance]));
         }
         WeightTable {
             features: self.features,
             labels,
-            data,
+            data: Storage::Owned(data),
         }
     }
 
-    /// The flat data, mutable.
+    /// The flat data, mutable; a view becomes an owned copy first.
     pub fn raw_mut(&mut self) -> &mut [f32] {
-        &mut self.data
+        if let Storage::View { decoded, .. } = &mut self.data {
+            let owned = match decoded.take() {
+                Some(values) => values,
+                None => self.raw().to_vec(),
+            };
+            self.data = Storage::Owned(owned);
+        }
+        match &mut self.data {
+            Storage::Owned(data) => data,
+            Storage::View { .. } => unreachable!("made owned above"),
+        }
+    }
+
+    /// Whether the values are read from a model file's bytes rather than owned.
+    pub fn is_view(&self) -> bool {
+        matches!(self.data, Storage::View { .. })
     }
 
     /// How many features have a weight that moved from the prior.
     pub fn touched_features(&self, initial_variance: f32) -> usize {
-        self.data
+        self.raw()
             .chunks_exact(self.labels * 2)
             .filter(|row| {
                 row.chunks_exact(2)
                     .any(|p| p[0] != 0.0 || p[1] != initial_variance)
             })
             .count()
+    }
+}
+
+fn width(half: bool) -> usize {
+    if half {
+        2
+    } else {
+        4
+    }
+}
+
+fn decode(bytes: &[u8], half: bool) -> Vec<f32> {
+    let mut out = vec![0.0; bytes.len() / width(half)];
+    decode_into(bytes, half, &mut out);
+    out
+}
+
+fn decode_into(bytes: &[u8], half: bool, out: &mut [f32]) {
+    if half {
+        for (o, c) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+            *o = half::f16::from_le_bytes([c[0], c[1]]).to_f32();
+        }
+    } else {
+        for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+    }
+}
+
+impl PartialEq for WeightTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.features == other.features && self.labels == other.labels && self.raw() == other.raw()
+    }
+}
+
+impl std::fmt::Debug for WeightTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WeightTable")
+            .field("features", &self.features)
+            .field("labels", &self.labels)
+            .field("view", &self.is_view())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table of 3 features × 2 labels with distinct values, and its bytes at offset 64.
+    fn table_and_bytes(half: bool) -> (WeightTable, SharedBytes) {
+        let values: Vec<f32> = (0..12).map(|i| i as f32 * 0.5 - 2.0).collect();
+        let mut bytes = vec![0u8; 64];
+        for v in &values {
+            if half {
+                bytes.extend_from_slice(&half::f16::from_f32(*v).to_le_bytes());
+            } else {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let table = WeightTable::from_raw(3, 2, values).unwrap();
+        (table, Arc::new(bytes))
+    }
+
+    #[test]
+    fn views_read_the_same_values_as_owned_tables() {
+        for half in [false, true] {
+            let (owned, bytes) = table_and_bytes(half);
+            let view = WeightTable::view(3, 2, bytes, 64, half).unwrap();
+            assert!(view.is_view());
+            for j in 0..3 {
+                // Values of the form k/2 are exact in f16.
+                view.with_row(j, |row| assert_eq!(row, owned.row(j)));
+                assert_eq!(view.row(j), owned.row(j));
+            }
+            assert_eq!(view, owned);
+        }
+    }
+
+    #[test]
+    fn a_view_becomes_owned_on_the_first_change() {
+        let (owned, bytes) = table_and_bytes(true);
+        let mut view = WeightTable::view(3, 2, bytes.clone(), 64, true).unwrap();
+        view.row_mut(1)[0] = 42.0;
+        assert!(!view.is_view());
+        assert_eq!(view.row(1)[0], 42.0);
+        assert_eq!(view.row(0), owned.row(0));
+        // The bytes themselves are untouched.
+        let again = WeightTable::view(3, 2, bytes, 64, true).unwrap();
+        assert_eq!(again, owned);
+    }
+
+    #[test]
+    fn short_bytes_are_refused() {
+        let (_, bytes) = table_and_bytes(false);
+        assert!(WeightTable::view(3, 2, bytes.clone(), 68, false).is_none());
+        assert!(WeightTable::view(usize::MAX / 2, 2, bytes, 0, false).is_none());
     }
 }
