@@ -13,6 +13,122 @@ use crate::error::{Error, Result};
 /// `&mut self` lets a filter keep a cache (stemming does).
 pub trait TokenFilter: Send {
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>>;
+
+    /// Whether [`TokenFilter::filter_ascii`] implements this filter. When every filter of a
+    /// pipeline has, ASCII tokens skip the general path (no allocation, no cache).
+    fn has_ascii_form(&self) -> bool {
+        false
+    }
+
+    /// The same filter on an ASCII token, changed in place; false drops it. Only called when
+    /// [`TokenFilter::has_ascii_form`] is true.
+    fn filter_ascii(&mut self, _token: &mut AsciiToken) -> bool {
+        true
+    }
+}
+
+/// An ASCII token of at most [`AsciiToken::CAPACITY`] bytes, held on the stack in 8-byte
+/// words, zero past its end. Filters work on whole words (e.g. lowercasing eight bytes at a
+/// time), so that the next stage's 8-byte reads are served from the previous one's 8-byte
+/// writes (byte-wise writes followed by wide reads stall the CPU's store forwarding).
+pub struct AsciiToken {
+    words: [u64; AsciiToken::CAPACITY / 8],
+    len: usize,
+}
+
+impl AsciiToken {
+    pub const CAPACITY: usize = 64;
+
+    /// `None` when the token is longer than the capacity or not ASCII.
+    pub fn new(token: &str) -> Option<Self> {
+        let mut t = AsciiToken::empty();
+        t.set(token).then_some(t)
+    }
+
+    /// An empty token, to be [`AsciiToken::set`] again and again (reusing one buffer keeps
+    /// the 64 bytes from being copied around).
+    pub fn empty() -> Self {
+        AsciiToken {
+            words: [0; Self::CAPACITY / 8],
+            len: 0,
+        }
+    }
+
+    /// Holds `token` instead; false (and unchanged) when it is too long or not ASCII.
+    #[inline]
+    pub fn set(&mut self, token: &str) -> bool {
+        let len = token.len();
+        if len > Self::CAPACITY {
+            return false;
+        }
+        let mut words = [0u64; Self::CAPACITY / 8];
+        let mut any = 0;
+        for (w, chunk) in words.iter_mut().zip(token.as_bytes().chunks(8)) {
+            // Assembled in a register, stored once.
+            *w = chunk
+                .iter()
+                .enumerate()
+                .fold(0, |w, (i, &b)| w | u64::from(b) << (8 * i));
+            any |= *w;
+        }
+        if any & 0x8080_8080_8080_8080 != 0 {
+            return false; // not ASCII
+        }
+        // Only the words this token or the previous one used can be non-zero.
+        let n = len.div_ceil(8).max(self.len.div_ceil(8));
+        for (dst, src) in self.words[..n].iter_mut().zip(&words[..n]) {
+            *dst = *src;
+        }
+        self.len = len;
+        true
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::bytes_of(&self.words)[..self.len]
+    }
+
+    /// The 8-byte words that hold the token (little-endian), mutable.
+    #[inline]
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        let n = self.len.div_ceil(8);
+        &mut self.words[..n]
+    }
+
+    /// The first 16 bytes with the length in the last one: the whole token, zero-padded, when
+    /// it has at most 15 bytes (`None` otherwise).
+    #[inline]
+    pub fn packed(&self) -> Option<u128> {
+        (self.len < 16).then(|| {
+            u128::from(self.words[0]) | u128::from(self.words[1]) << 64 | (self.len as u128) << 120
+        })
+    }
+
+    /// The token as text (ASCII is UTF-8).
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).expect("ASCII")
+    }
+}
+
+/// Lowercases the ASCII letters of eight bytes at once (SWAR): a byte gets 0x20 added when it
+/// is in `A..=Z`. Every byte is below 0x80, so the per-byte sums never carry into a neighbour.
+#[inline]
+fn lowercase_word(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let above_at = w.wrapping_add((0x80 - b'A' as u64) * ONES); // bit 7 set where byte ≥ 'A'
+    let above_z = w.wrapping_add((0x80 - b'Z' as u64 - 1) * ONES); // bit 7 set where byte > 'Z'
+    let upper = (above_at & !above_z) & (0x80 * ONES);
+    w | (upper >> 2)
 }
 
 /// The configured filters, as stored in the model (applied in order).
@@ -54,6 +170,19 @@ impl FilterConfig {
 pub struct Lowercase;
 
 impl TokenFilter for Lowercase {
+    fn has_ascii_form(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn filter_ascii(&mut self, token: &mut AsciiToken) -> bool {
+        token
+            .words_mut()
+            .iter_mut()
+            .for_each(|w| *w = lowercase_word(*w));
+        true
+    }
+
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>> {
         let lower = if token.is_ascii() {
             !token.bytes().any(|b| b.is_ascii_uppercase())
@@ -72,6 +201,15 @@ impl TokenFilter for Lowercase {
 pub struct MaxLength(pub usize);
 
 impl TokenFilter for MaxLength {
+    fn has_ascii_form(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn filter_ascii(&mut self, token: &mut AsciiToken) -> bool {
+        token.len() <= self.0
+    }
+
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>> {
         // Byte length bounds char count from above: only long tokens pay for counting.
         (token.len() <= self.0 || token.chars().count() <= self.0).then_some(token)
@@ -91,6 +229,17 @@ mod tests {
         ));
         assert_eq!(f.filter(Cow::Borrowed("ÉCOLE")).unwrap(), "école");
         assert_eq!(f.filter(Cow::Borrowed("NASA")).unwrap(), "nasa");
+    }
+
+    #[test]
+    fn ascii_lowercasing_eight_bytes_at_a_time_equals_the_byte_rule() {
+        let all: Vec<u8> = (0u8..128).collect();
+        for chunk in all.chunks(8).chain([&b"@AZ[`az{"[..], b"Hello, W"]) {
+            let text = std::str::from_utf8(chunk).unwrap();
+            let mut token = AsciiToken::new(text).unwrap();
+            Lowercase.filter_ascii(&mut token);
+            assert_eq!(token.as_bytes(), text.to_ascii_lowercase().as_bytes());
+        }
     }
 
     #[test]

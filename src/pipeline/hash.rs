@@ -27,9 +27,15 @@ pub const NS_TO: u8 = 3;
 /// The 64-bit hash of a token in a namespace.
 #[inline]
 pub fn token_hash(namespace: u8, token: &str) -> u64 {
+    token_hash_bytes(namespace, token.as_bytes())
+}
+
+/// [`token_hash`] of a token's UTF-8 bytes.
+#[inline]
+pub fn token_hash_bytes(namespace: u8, token: &[u8]) -> u64 {
     let mut h = FxHasher64::default();
     h.write_u8(namespace);
-    h.write(token.as_bytes());
+    h.write(token);
     h.finish()
 }
 

@@ -15,13 +15,14 @@ pub mod weighting;
 
 use std::borrow::Cow;
 
+use fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::input::{Document, EmailHeaders};
-use filter::{FilterConfig, TokenFilter};
-use hash::{bucket, token_hash, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
+use filter::{AsciiToken, FilterConfig, TokenFilter};
+use hash::{bucket, token_hash, token_hash_bytes, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
 use ngrams::Ngrams;
 use tokenizer::{Tokenizer, TokenizerConfig};
 use weighting::{ValueConfig, ValueKind};
@@ -150,6 +151,15 @@ impl PipelineConfig {
     }
 }
 
+/// The hash of `word` after every filter, or `None` when one drops it.
+fn filtered_hash(filters: &mut [Box<dyn TokenFilter>], word: &str, namespace: u8) -> Option<u64> {
+    let mut token = Cow::Borrowed(word);
+    for f in filters.iter_mut() {
+        token = f.filter(token)?;
+    }
+    Some(token_hash(namespace, &token))
+}
+
 /// A built pipeline. Not shared between threads: each thread builds its own (stemming keeps a
 /// cache, and the scratch buffers are reused from document to document).
 pub struct Pipeline {
@@ -160,17 +170,31 @@ pub struct Pipeline {
     tokens: Vec<u64>,
     grams: Vec<u64>,
     buckets: Vec<u32>,
+    /// Body tokens as they came from the tokeniser → their hash after the filters, or `None`
+    /// when a filter dropped them. Text repeats its words (Zipf), so most tokens are one
+    /// lookup instead of lowercasing, stop-word lookup, stemming and hashing.
+    cache: FxHashMap<Box<str>, Option<u64>>,
+    /// Every filter has a byte-level form for ASCII tokens (the default pipeline does; stemming
+    /// does not).
+    ascii_filters: bool,
     /// Whether the last document hit the token limit.
     truncated: bool,
 }
+
+/// The token cache is emptied when it holds this many words (a few MB), so memory stays bounded
+/// on huge corpora.
+const CACHE_LIMIT: usize = 1 << 18;
 
 impl Pipeline {
     /// Validates the configuration and builds its stages.
     pub fn new(config: &PipelineConfig) -> Result<Self> {
         config.validate()?;
+        let filters: Vec<Box<dyn TokenFilter>> =
+            config.filters.iter().map(FilterConfig::build).collect();
         Ok(Pipeline {
             tokenizer: config.tokenizer.build(),
-            filters: config.filters.iter().map(FilterConfig::build).collect(),
+            ascii_filters: filters.iter().all(|f| f.has_ascii_form()),
+            filters,
             ngrams: Ngrams {
                 max_n: config.max_ngram,
             },
@@ -178,6 +202,7 @@ impl Pipeline {
             tokens: Vec::new(),
             grams: Vec::new(),
             buckets: Vec::new(),
+            cache: FxHashMap::default(),
             truncated: false,
         })
     }
@@ -188,23 +213,9 @@ impl Pipeline {
 
     /// The document's feature vector; `None` when it has no word at all (only the bias).
     pub fn features(&mut self, doc: &Document) -> Option<FeatureVector> {
-        self.grams.clear();
-        self.tokens.clear();
-        self.truncated = false;
-        self.push_tokens(&doc.body, NS_BODY);
-        self.ngrams.generate(&self.tokens, &mut self.grams);
-        if self.config.email_headers {
-            if let Some(headers) = &doc.headers {
-                self.push_header_features(headers);
-            }
-        }
-        if self.grams.is_empty() {
+        if self.buckets(doc).is_empty() {
             return None;
         }
-        let bits = self.config.hash_bits;
-        self.buckets.clear();
-        self.buckets
-            .extend(self.grams.iter().map(|&h| bucket(h, bits)));
         let (mut indices, mut values) = (Vec::new(), Vec::new());
         self.config
             .values
@@ -216,6 +227,26 @@ impl Pipeline {
         Some(FeatureVector::new(self.config.dimension(), indices, values))
     }
 
+    /// The buckets of the document's n-grams and header features, in text order with repeats
+    /// (tokenise + filter + hash, before counting and weighting).
+    pub fn buckets(&mut self, doc: &Document) -> &[u32] {
+        self.grams.clear();
+        self.tokens.clear();
+        self.truncated = false;
+        self.push_tokens(&doc.body, NS_BODY);
+        self.ngrams.generate(&self.tokens, &mut self.grams);
+        if self.config.email_headers {
+            if let Some(headers) = &doc.headers {
+                self.push_header_features(headers);
+            }
+        }
+        let bits = self.config.hash_bits;
+        self.buckets.clear();
+        self.buckets
+            .extend(self.grams.iter().map(|&h| bucket(h, bits)));
+        &self.buckets
+    }
+
     /// Tokenises and filters `text`, pushing token hashes in `namespace` onto `self.tokens`.
     /// Whether the last document had more tokens than `max_tokens` (the rest were dropped).
     pub fn truncated(&self) -> bool {
@@ -225,20 +256,39 @@ impl Pipeline {
     fn push_tokens(&mut self, text: &str, namespace: u8) {
         let filters = &mut self.filters;
         let tokens = &mut self.tokens;
+        let cache = &mut self.cache;
+        let ascii_filters = self.ascii_filters;
+        let mut token = AsciiToken::empty();
         let (limit, truncated) = (self.config.max_tokens, &mut self.truncated);
         self.tokenizer.tokenize(text, &mut |word| {
             if tokens.len() >= limit {
                 *truncated = true;
                 return;
             }
-            let mut token = Cow::Borrowed(word);
-            for f in filters.iter_mut() {
-                match f.filter(token) {
-                    Some(t) => token = t,
-                    None => return,
+            let hash = if ascii_filters && token.set(word) {
+                // The fast path: the same filters on a stack copy, no allocation, no lookup.
+                filters
+                    .iter_mut()
+                    .all(|f| f.filter_ascii(&mut token))
+                    .then(|| token_hash_bytes(namespace, token.as_bytes()))
+            } else if namespace == NS_BODY {
+                match cache.get(word) {
+                    Some(&hash) => hash,
+                    None => {
+                        let hash = filtered_hash(filters, word, namespace);
+                        if cache.len() >= CACHE_LIMIT {
+                            cache.clear();
+                        }
+                        cache.insert(word.into(), hash);
+                        hash
+                    }
                 }
+            } else {
+                filtered_hash(filters, word, namespace)
+            };
+            if let Some(hash) = hash {
+                tokens.push(hash);
             }
-            tokens.push(token_hash(namespace, &token));
         });
     }
 
@@ -270,6 +320,50 @@ mod tests {
         Pipeline::new(config)
             .unwrap()
             .features(&parse_bytes(text, DEFAULT_MAX_MIME_DEPTH).unwrap())
+    }
+
+    /// The buckets by the general path alone: UAX #29 words, each filter's `filter`, the hash.
+    fn general_buckets(config: &PipelineConfig, text: &str) -> Vec<u32> {
+        use unicode_segmentation::UnicodeSegmentation;
+        let mut filters: Vec<Box<dyn TokenFilter>> =
+            config.filters.iter().map(FilterConfig::build).collect();
+        let tokens: Vec<u64> = text
+            .unicode_words()
+            .filter_map(|w| filtered_hash(&mut filters, w, NS_BODY))
+            .collect();
+        let mut grams = Vec::new();
+        Ngrams {
+            max_n: config.max_ngram,
+        }
+        .generate(&tokens, &mut grams);
+        grams.iter().map(|&h| bucket(h, config.hash_bits)).collect()
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path (tokeniser and filters) gives the same buckets as the general
+        /// path, for text with upper case, stop words, long tokens and word-internal punctuation.
+        #[test]
+        fn ascii_fast_path_equals_the_general_path(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "The", "the", "THE", "don't", "Space", "shuttle", "3.14", "1,000", "e.g.",
+                    "a:b", "__", "x_y", "naïve", "ÉCOLE", "abcdefghijklmnopqrstuvwxyzabcdefghijklmnop",
+                    "It's", "about", "ORBIT", "-", "...", "\n", "$5",
+                ]),
+                0..40,
+            )
+        ) {
+            let text = words.join(" ");
+            let config = PipelineConfig::default();
+            let mut pipeline = Pipeline::new(&config).unwrap();
+            let doc = Document {
+                kind: crate::input::DocumentKind::Text { encoding: "UTF-8" },
+                body: text.clone(),
+                headers: None,
+                skipped_deep_parts: 0,
+            };
+            proptest::prop_assert_eq!(pipeline.buckets(&doc).to_vec(), general_buckets(&config, &text));
+        }
     }
 
     #[test]

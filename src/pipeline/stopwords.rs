@@ -6,7 +6,7 @@ use std::path::Path;
 
 use fxhash::FxHashSet;
 
-use super::filter::TokenFilter;
+use super::filter::{AsciiToken, TokenFilter};
 use crate::error::{Error, Result};
 
 /// The built-in lists, by name.
@@ -50,17 +50,93 @@ pub fn load(name_or_path: &str) -> Result<Vec<String>> {
 }
 
 /// Drops the words of a list (compare after lowercasing: put `Lowercase` first).
-pub struct StopWords(FxHashSet<String>);
+pub struct StopWords {
+    words: FxHashSet<String>,
+    /// The words of at most 15 bytes packed into integers ([`AsciiToken::packed`]), for ASCII
+    /// tokens: one multiply and an integer comparison or two instead of hashing a string and
+    /// `memcmp`.
+    packed: PackedSet,
+    /// The longest word in bytes: longer tokens cannot be stop words.
+    longest: usize,
+}
 
 impl StopWords {
     pub fn new(words: &[String]) -> Self {
-        StopWords(words.iter().cloned().collect())
+        StopWords {
+            words: words.iter().cloned().collect(),
+            packed: PackedSet::new(words.iter().filter_map(|w| AsciiToken::new(w)?.packed())),
+            longest: words.iter().map(String::len).max().unwrap_or(0),
+        }
+    }
+}
+
+/// A set of non-zero u128 keys: open addressing with linear probing in a table at most a
+/// quarter full, so a lookup is one multiply and usually one comparison. Hand-written because
+/// a general hash set hashes the 16 bytes and probes in groups, which made stop words the most
+/// expensive stage of the ASCII pipeline.
+struct PackedSet {
+    slots: Vec<u128>,
+    shift: u32,
+}
+
+impl PackedSet {
+    fn new(keys: impl Iterator<Item = u128>) -> Self {
+        let keys: Vec<u128> = keys.collect();
+        let bits = (keys.len().max(1) * 4)
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(4);
+        let mut set = PackedSet {
+            slots: vec![0; 1 << bits],
+            shift: 64 - bits,
+        };
+        for key in keys {
+            let mut i = set.slot(key);
+            while set.slots[i] != 0 && set.slots[i] != key {
+                i = (i + 1) & (set.slots.len() - 1);
+            }
+            set.slots[i] = key;
+        }
+        set
+    }
+
+    #[inline]
+    fn slot(&self, key: u128) -> usize {
+        let mixed = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        (mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn contains(&self, key: u128) -> bool {
+        let mut i = self.slot(key);
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                k if k == key => return true,
+                _ => i = (i + 1) & (self.slots.len() - 1),
+            }
+        }
     }
 }
 
 impl TokenFilter for StopWords {
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>> {
-        (!self.0.contains(token.as_ref())).then_some(token)
+        (!self.words.contains(token.as_ref())).then_some(token)
+    }
+
+    fn has_ascii_form(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn filter_ascii(&mut self, token: &mut AsciiToken) -> bool {
+        if token.as_bytes().len() > self.longest {
+            return true;
+        }
+        match token.packed() {
+            Some(key) => !self.packed.contains(key),
+            None => !self.words.contains(token.as_str()),
+        }
     }
 }
 
@@ -76,6 +152,14 @@ mod tests {
         assert!(f.filter(Cow::Borrowed("the")).is_none());
         assert!(f.filter(Cow::Borrowed("don't")).is_none());
         assert!(f.filter(Cow::Borrowed("space")).is_some());
+        for word in &words {
+            let mut token = AsciiToken::new(word).unwrap();
+            assert!(!f.filter_ascii(&mut token), "{word}");
+        }
+        for word in ["space", "thee", "th", "", "abcdefghijklmnopq", "doesn"] {
+            let mut token = AsciiToken::new(word).unwrap();
+            assert!(f.filter_ascii(&mut token), "{word}");
+        }
     }
 
     #[test]

@@ -30,13 +30,125 @@ pub struct UnicodeWords;
 
 impl Tokenizer for UnicodeWords {
     fn tokenize<'a>(&self, text: &'a str, sink: &mut dyn FnMut(&'a str)) {
-        text.unicode_words().for_each(sink);
+        if text.is_ascii() {
+            ascii_words(text, sink);
+        } else {
+            text.unicode_words().for_each(sink);
+        }
     }
 }
+
+/// `unicode_words` for ASCII text, with the same result (a property test compares them), at
+/// about twice the speed: one pass over the bytes with a class table. unicode-segmentation has
+/// an ASCII path too, but it yields every segment (spaces and punctuation included) through
+/// iterator adaptors and then re-scans each for an alphanumeric byte.
+///
+/// On ASCII, UAX #29 words are runs of letters, digits and `_` (WB5, WB8–WB10, WB13a/b), which
+/// also continue over one `.`, `'` or `:` between two letters (WB6/WB7) and over one `.`, `'`,
+/// `,` or `;` between two digits (WB11/WB12); a run of `_` alone is not a word.
+pub fn ascii_words<'a>(text: &'a str, sink: &mut dyn FnMut(&'a str)) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut i = 0;
+    while i < n {
+        if CLASS[bytes[i] as usize] & CORE == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut alnum = CLASS[bytes[i] as usize] & (LETTER | DIGIT) != 0;
+        i += 1;
+        while i < n {
+            let c = CLASS[bytes[i] as usize];
+            if c & CORE != 0 {
+                alnum |= c & (LETTER | DIGIT) != 0;
+                i += 1;
+            } else if i + 1 < n && joins(bytes[i - 1], c, bytes[i + 1]) {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        if alnum {
+            sink(&text[start..i]);
+        }
+    }
+}
+
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const UNDERSCORE: u8 = 4;
+const CORE: u8 = LETTER | DIGIT | UNDERSCORE;
+/// `:` (MidLetter), `.` and `'` (MidNumLetQ): join two letters.
+const MID_LETTER: u8 = 8;
+/// `,` and `;` (MidNum), `.` and `'`: join two digits.
+const MID_NUM: u8 = 16;
+
+/// Whether the infix byte of class `c` joins `prev` and `next` into one word (WB6/7, WB11/12).
+#[inline]
+fn joins(prev: u8, c: u8, next: u8) -> bool {
+    let (p, q) = (CLASS[prev as usize], CLASS[next as usize]);
+    (c & MID_LETTER != 0 && p & LETTER != 0 && q & LETTER != 0)
+        || (c & MID_NUM != 0 && p & DIGIT != 0 && q & DIGIT != 0)
+}
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_alphabetic() {
+            LETTER
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else {
+            match c {
+                b'_' => UNDERSCORE,
+                b':' => MID_LETTER,
+                b'.' | b'\'' => MID_LETTER | MID_NUM,
+                b',' | b';' => MID_NUM,
+                _ => 0,
+            }
+        };
+        b += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ascii(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        ascii_words(text, &mut |t| out.push(t));
+        out
+    }
+
+    #[test]
+    fn ascii_words_follow_uax29() {
+        assert_eq!(
+            ascii("e.g. don't pay $3.14, 1,000;2 a:b a..b __ _x x_ a.1 1.a it's."),
+            [
+                "e.g", "don't", "pay", "3.14", "1,000;2", "a:b", "a", "b", "_x", "x_", "a", "1",
+                "1", "a", "it's"
+            ]
+        );
+    }
+
+    proptest::proptest! {
+        /// The fast path gives exactly the words of unicode-segmentation on any ASCII text made
+        /// of the bytes that matter to the rules.
+        #[test]
+        fn ascii_words_equal_unicode_words(
+            text in proptest::collection::vec(
+                proptest::sample::select(b"aZ09_.:',;\" -\n\r\t/@".to_vec()), 0..60)
+        ) {
+            let text = String::from_utf8(text).unwrap();
+            let want: Vec<&str> = text.unicode_words().collect();
+            proptest::prop_assert_eq!(ascii(&text), want);
+        }
+    }
 
     #[test]
     fn unicode_words() {

@@ -34,6 +34,8 @@ impl ValueConfig {
             values.push(match self.kind {
                 ValueKind::Binary => 1.0,
                 ValueKind::Tf => count,
+                // Most features occur once; 1 + ln 1 is exactly 1.
+                ValueKind::LogTf if run.len() == 1 => 1.0,
                 ValueKind::LogTf => 1.0 + count.ln(),
             });
         }
