@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Reruns the fuzzers: `bash fuzz/run.sh [RUNS]` (default 10,000,000 executions per target).
+# Reruns the fuzzers: `bash fuzz/run.sh [RUNS]` (default 10,000,000 executions per target);
+# TARGETS="document" runs only the named targets.
 # SANITIZER=none skips AddressSanitizer (several times faster; Rust code is memory-safe, the
 # sanitizer matters for the C in dependencies, of which cwtext has none on these paths).
 # cargo-fuzz needs nightly compiler features; on a stable toolchain RUSTC_BOOTSTRAP=1 enables
@@ -15,6 +16,7 @@ export RUSTC_BOOTSTRAP=1
 for spec in document:16384 model:8192; do
   target=${spec%%:*}
   max_len=${spec##*:}
+  [[ " ${TARGETS:-document model} " == *" $target "* ]] || continue
   mkdir -p "fuzz/corpus/$target"
   # Work on a copy so the committed seeds stay small; -timeout catches hangs, -rss_limit_mb
   # unbounded allocation.
