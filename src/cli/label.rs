@@ -59,6 +59,9 @@ pub struct LabelArgs {
     pub sampling: SamplingArgs,
 }
 
+/// Files classified (in parallel) before their lines are written.
+const LABEL_CHUNK: usize = 4096;
+
 pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     anyhow::ensure!(
         (0.0..=1.0).contains(&args.min_prob),
@@ -81,8 +84,6 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         });
     let progress = ui.progress(list.files.len() as u64);
     progress.set_message("labelling");
-    let results = classify_files(&model, &list.files, args.sampling.method(), &progress)?;
-    progress.finish_and_clear();
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?,
@@ -96,37 +97,44 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         |p| p.display().to_string(),
     );
     let cannot_write = || format!("{out_name}: cannot write");
-    for (path, result) in list.files.iter().zip(results) {
-        let p = match result {
-            Ok(p) => p,
-            Err(e) => {
-                skipped.push(e);
-                continue;
-            }
-        };
-        let label = model.labels()[p.label].as_str();
-        let prob = p.distribution.probabilities[p.label];
-        match format {
-            Format::Tsv => writeln!(out, "{}\t{label}\t{prob:.4}", path.display())
+    // In chunks: each is classified in parallel and written in input order before the next
+    // starts, so output flows during a long run, memory stays bounded on millions of files, and
+    // the order never depends on the number of threads.
+    for chunk in list.files.chunks(LABEL_CHUNK) {
+        let results = classify_files(&model, chunk, args.sampling.method(), &progress)?;
+        for (path, result) in chunk.iter().zip(results) {
+            let p = match result {
+                Ok(p) => p,
+                Err(e) => {
+                    skipped.push(e);
+                    continue;
+                }
+            };
+            let label = model.labels()[p.label].as_str();
+            let prob = p.distribution.probabilities[p.label];
+            match format {
+                Format::Tsv => writeln!(out, "{}\t{label}\t{prob:.4}", path.display())
+                    .with_context(cannot_write)?,
+                Format::Jsonl => writeln!(
+                    out,
+                    "{}",
+                    json!({"file": path.display().to_string(), "label": label,
+                           "probability": prob, "entropy": p.distribution.entropy})
+                )
                 .with_context(cannot_write)?,
-            Format::Jsonl => writeln!(
-                out,
-                "{}",
-                json!({"file": path.display().to_string(), "label": label,
-                       "probability": prob, "entropy": p.distribution.entropy})
-            )
-            .with_context(cannot_write)?,
-        }
-        let folder = if prob < args.min_prob { UNSURE } else { label };
-        if let Some((dest, mode)) = &route {
-            if let Err(e) = route_file(path, &dest.join(folder), *mode) {
-                skipped.push(e);
-                continue;
             }
+            let folder = if prob < args.min_prob { UNSURE } else { label };
+            if let Some((dest, mode)) = &route {
+                if let Err(e) = route_file(path, &dest.join(folder), *mode) {
+                    skipped.push(e);
+                    continue;
+                }
+            }
+            *counts.entry(folder).or_default() += 1;
         }
-        *counts.entry(folder).or_default() += 1;
     }
     out.flush().with_context(cannot_write)?;
+    progress.finish_and_clear();
     let total: usize = counts.values().sum();
     let summary: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
     ui.info(format!("labelled {total} files: {}", summary.join(", ")));
