@@ -452,16 +452,35 @@ pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -
     }
 }
 
+/// What [`train_corpus`] produced, and how long its two phases took.
+#[derive(Debug)]
+pub struct Trained {
+    pub model: Model,
+    /// The probability scale's fit, when calibrated.
+    pub fit: Option<CalibrationFit>,
+    /// The files that were skipped, with the reason.
+    pub skipped: Vec<Error>,
+    /// Reading, parsing and featurising the corpus (once).
+    pub featurize_time: std::time::Duration,
+    /// Every epoch over the featurised examples (the calibration run's included).
+    pub learn_time: std::time::Duration,
+    /// Passes over (a part of) the examples: epochs, twice when calibrating.
+    pub passes: usize,
+}
+
 /// Featurises a corpus and trains on it. With `settings.calibrate`, first trains on four fifths
 /// and fits the probability scale on the held-out fifth, then trains on everything and keeps
-/// that scale. Returns the model, the fit (if any) and the files that were skipped.
+/// that scale.
 pub fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
     start: Option<&Model>,
     progress: &ProgressBar,
-) -> Result<(Model, Option<CalibrationFit>, Vec<Error>)> {
+) -> Result<Trained> {
+    let started = std::time::Instant::now();
     let (mut examples, skipped) = featurize_corpus(corpus, &settings.pipeline, progress)?;
+    let featurize_time = started.elapsed();
+    let mut passes = settings.epochs;
     if examples.is_empty() {
         return Err(Error::InvalidSetting(format!(
             "none of the {} files could be read as a document with words",
@@ -491,6 +510,7 @@ pub fn train_corpus(
         if held.len() >= MIN_CALIBRATION_DOCUMENTS && !kept.is_empty() {
             let kept: Vec<Example> = kept.into_iter().cloned().collect();
             let partial = train_examples(&kept, labels.clone(), settings, start, &shard, progress)?;
+            passes += settings.epochs;
             Some(fit_probability_scale(&partial.learner, &held))
         } else {
             None
@@ -503,5 +523,12 @@ pub fn train_corpus(
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;
     }
-    Ok((model, fit, skipped))
+    Ok(Trained {
+        model,
+        fit,
+        skipped,
+        featurize_time,
+        learn_time: started.elapsed() - featurize_time,
+        passes,
+    })
 }

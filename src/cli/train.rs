@@ -360,7 +360,14 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
     }
     let progress = ui.progress(corpus.files.len() as u64);
-    let (model, fit, skipped) = train_corpus(&corpus, &settings, start_model.as_ref(), &progress)?;
+    let crate::train::Trained {
+        model,
+        fit,
+        skipped,
+        featurize_time,
+        learn_time,
+        passes,
+    } = train_corpus(&corpus, &settings, start_model.as_ref(), &progress)?;
     progress.finish_and_clear();
     let outcome = super::common::report_skipped(ui, &skipped);
     let lock = crate::lock::ModelLock::acquire(&args.output)?;
@@ -377,6 +384,12 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         corpus.labels.len(),
         t.distinct_features,
         start.elapsed().as_secs_f64()
+    ));
+    ui.info(format!(
+        "read and featurised the corpus once in {:.2}s; {passes} epoch(s) over the cached features took {:.2}s ({:.3}s each)",
+        featurize_time.as_secs_f64(),
+        learn_time.as_secs_f64(),
+        learn_time.as_secs_f64() / passes.max(1) as f64
     ));
     let accuracy: Vec<String> = t
         .epoch_accuracy

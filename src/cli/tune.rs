@@ -120,8 +120,12 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         best.candidate.describe()
     )?;
     let settings = winning_settings(&result, &base)?;
-    let (model, fit, skipped) =
-        train_corpus(&corpus, &settings, None, &indicatif::ProgressBar::hidden())?;
+    let crate::train::Trained {
+        model,
+        fit,
+        skipped,
+        ..
+    } = train_corpus(&corpus, &settings, None, &indicatif::ProgressBar::hidden())?;
     let outcome = super::common::report_skipped(ui, &skipped);
     model.save(&args.output)?;
     let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));

@@ -20,6 +20,9 @@ use super::weights::WeightTable;
 use super::{CwParams, Learner, ProjectionKind, ScoreGaussian};
 use crate::features::FeatureVector;
 
+/// Rows requested from memory this many features before they are read.
+const PREFETCH_AHEAD: usize = 8;
+
 /// A variance never drops below this, so that f32 rounding cannot make it zero.
 const MIN_VARIANCE: f64 = 1e-30;
 
@@ -309,7 +312,14 @@ impl Learner for DiagonalLearner {
     fn scores(&self, x: &FeatureVector) -> Vec<f64> {
         // The hot loop of training: means only, no variances.
         let mut out = vec![0.0; self.weights.labels()];
-        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+        let indices = x.indices();
+        for &j in indices.iter().take(PREFETCH_AHEAD) {
+            self.weights.prefetch_row(j as usize);
+        }
+        for (i, (&j, &xj)) in indices.iter().zip(x.data()).enumerate() {
+            if let Some(&ahead) = indices.get(i + PREFETCH_AHEAD) {
+                self.weights.prefetch_row(ahead as usize);
+            }
             let xj = f64::from(xj);
             self.weights.with_row(j as usize, |row| {
                 for (s, pair) in out.iter_mut().zip(row.chunks_exact(2)) {

@@ -155,6 +155,32 @@ impl WeightTable {
         }
     }
 
+    /// Asks the CPU to start loading row `j` into cache. A document's features are known
+    /// before its rows are read, and the rows of a large table are spread over memory at random
+    /// (hashing): without this, scoring waits for memory once per feature.
+    #[inline]
+    pub fn prefetch_row(&self, j: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Storage::Owned(data) = &self.data {
+            let w = self.labels * 2;
+            let Some(row) = data.get(j * w..(j + 1) * w) else {
+                return;
+            };
+            for line in row.chunks(16) {
+                // SAFETY: prefetching is a hint without architectural effect; SSE is part of
+                // every x86-64 CPU, and the address points into `row`.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch(
+                        line.as_ptr().cast::<i8>(),
+                        std::arch::x86_64::_MM_HINT_T0,
+                    )
+                };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = j;
+    }
+
     #[inline]
     pub fn row_mut(&mut self, j: usize) -> &mut [f32] {
         let w = self.labels * 2;
