@@ -60,6 +60,40 @@ fn decode_and_parse(c: &mut Criterion) {
     group.finish();
 }
 
+/// Two benchmarks of `config` over `docs`, each pass from a new pipeline (whose token cache
+/// starts empty): text → bucket ids, and text → feature vectors.
+fn bench_pipeline(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    config: &PipelineConfig,
+    docs: &[Document],
+    batch: criterion::BatchSize,
+) {
+    let fresh = || Pipeline::new(config).unwrap();
+    group.bench_function(format!("{name}: buckets"), |b| {
+        b.iter_batched_ref(
+            fresh,
+            |pipeline| {
+                for d in docs {
+                    black_box(pipeline.buckets(d).len());
+                }
+            },
+            batch,
+        )
+    });
+    group.bench_function(format!("{name}: feature vectors"), |b| {
+        b.iter_batched_ref(
+            fresh,
+            |pipeline| {
+                for d in docs {
+                    black_box(pipeline.features(d));
+                }
+            },
+            batch,
+        )
+    });
+}
+
 /// Text → bucket ids ("tokenize+hash": tokenise, lowercase, drop stop words and long tokens,
 /// hash unigrams and bigrams) and text → feature vectors (plus counting, log-tf, L2, sorting).
 /// Every iteration starts from a new pipeline, so its token cache starts empty: 61 KB of posts
@@ -93,29 +127,13 @@ fn tokenize_and_hash(c: &mut Criterion) {
             nnz > 10_000 && nnz < buckets && buckets < bytes / 2,
             "{nnz} features, {buckets} n-grams, {bytes} bytes"
         );
-        let fresh = || Pipeline::new(&config).unwrap();
-        group.bench_function(format!("{name}: buckets"), |b| {
-            b.iter_batched_ref(
-                fresh,
-                |pipeline| {
-                    for d in &news {
-                        black_box(pipeline.buckets(d).len());
-                    }
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
-        group.bench_function(format!("{name}: feature vectors"), |b| {
-            b.iter_batched_ref(
-                fresh,
-                |pipeline| {
-                    for d in &news {
-                        black_box(pipeline.features(d));
-                    }
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
+        bench_pipeline(
+            &mut group,
+            name,
+            &config,
+            &news,
+            criterion::BatchSize::LargeInput,
+        );
     }
     group.finish();
 }
@@ -147,30 +165,13 @@ fn tokenize_and_hash_20ng(c: &mut Criterion) {
     let mut group = c.benchmark_group("tokenize+hash 20ng");
     group.throughput(Throughput::Bytes(bytes as u64));
     group.sample_size(10);
-    let config = PipelineConfig::default();
-    let fresh = || Pipeline::new(&config).unwrap();
-    group.bench_function("default pipeline: buckets", |b| {
-        b.iter_batched_ref(
-            fresh,
-            |pipeline| {
-                for d in &news {
-                    black_box(pipeline.buckets(d).len());
-                }
-            },
-            criterion::BatchSize::PerIteration,
-        )
-    });
-    group.bench_function("default pipeline: feature vectors", |b| {
-        b.iter_batched_ref(
-            fresh,
-            |pipeline| {
-                for d in &news {
-                    black_box(pipeline.features(d));
-                }
-            },
-            criterion::BatchSize::PerIteration,
-        )
-    });
+    bench_pipeline(
+        &mut group,
+        "default pipeline",
+        &PipelineConfig::default(),
+        &news,
+        criterion::BatchSize::PerIteration,
+    );
     group.finish();
 }
 

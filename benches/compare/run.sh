@@ -11,7 +11,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 CORPORA=${CORPORA:-$HOME/.cache/cwtext-corpora}
 WORK=${WORK:-$HERE/work}
-VENV=$HERE/.venv
+# shellcheck source=../common.sh
+source "$HERE/../common.sh" # VENV, ensure_peers, ensure_cwtext
 
 # Which corpora the run needs (for the "fetch only when missing" check).
 want=20ng,spamassassin,movie_sentiment,sms_spam,fortunes_category
@@ -39,20 +40,10 @@ if [ $missing = 1 ]; then
 fi
 
 # 2. Peers: a virtual environment from PyPI, rebuilt when requirements.txt changes.
-if ! cmp -s "$HERE/requirements.txt" "$VENV/.requirements" 2>/dev/null; then
-  echo "installing peers into $VENV" >&2
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$HERE/requirements.txt"
-  cp "$HERE/requirements.txt" "$VENV/.requirements"
-fi
+ensure_peers
 
 # 3. cwtext: this checkout's release build unless CWTEXT names a binary.
-if [ -z "${CWTEXT:-}" ]; then
-  (cd "$ROOT" && cargo build --release)
-  CWTEXT=$ROOT/target/release/cwtext
-fi
-[ -x "$CWTEXT" ] || { echo "error: CWTEXT=$CWTEXT is not an executable" >&2; exit 2; }
+ensure_cwtext
 
 # 4. The benchmark itself.
 date=$(date +%F)

@@ -16,7 +16,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 COMPARE=$ROOT/benches/compare
 CORPORA=${CORPORA:-$HOME/.cache/cwtext-corpora}
 WORK=${WORK:-$HERE/work}
-VENV=$COMPARE/.venv # the peers' environment of benches/compare, shared
+# shellcheck source=../common.sh
+source "$HERE/../common.sh" # VENV, ensure_peers, ensure_cwtext
 
 die() { echo "error: $*" >&2; exit 2; }
 
@@ -46,22 +47,12 @@ fi
 [ -d "$CORPORA/20ng" ] || die "$CORPORA/20ng is missing after fetching"
 ls "$CORPORA"/20ng/*/train-* >/dev/null 2>&1 || die "no train-* files below $CORPORA/20ng/<label>/"
 
-# 2. Peers: benches/compare's virtual environment, (re)built as benches/compare/run.sh does it.
-if ! cmp -s "$COMPARE/requirements.txt" "$VENV/.requirements" 2>/dev/null; then
-  echo "installing peers into $VENV" >&2
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check -r "$COMPARE/requirements.txt"
-  cp "$COMPARE/requirements.txt" "$VENV/.requirements"
-fi
+# 2. Peers: benches/compare's virtual environment, shared.
+ensure_peers
 
 # 3. cwtext: this checkout's release build unless CWTEXT names a binary. Measured from a copy in
 # WORK, so that a rebuild during the run cannot swap the binary between steps.
-if [ -z "${CWTEXT:-}" ]; then
-  (cd "$ROOT" && cargo build --release)
-  CWTEXT=$ROOT/target/release/cwtext
-fi
-[ -f "$CWTEXT" ] && [ -x "$CWTEXT" ] || die "CWTEXT=$CWTEXT is not an executable file"
+ensure_cwtext
 mkdir -p "$WORK/bin"
 cp "$CWTEXT" "$WORK/bin/cwtext.tmp" && mv "$WORK/bin/cwtext.tmp" "$WORK/bin/cwtext"
 "$WORK/bin/cwtext" train --help | grep -q -- '--threads' || die "$CWTEXT train has no --threads option"

@@ -106,15 +106,7 @@ fn predict_bytes(
     path: &Path,
     args: &ClassifyArgs,
 ) -> Result<Prediction, Error> {
-    let max = pipeline.config().max_document_bytes;
-    let bytes = if bytes.len() > max {
-        let mut cut = bytes[..max + 1].to_vec();
-        crate::input::limit_bytes(&mut cut, max, path);
-        std::borrow::Cow::Owned(cut)
-    } else {
-        std::borrow::Cow::Borrowed(bytes)
-    };
-    let doc = crate::input::parse_document(&bytes, path, pipeline.config().max_mime_depth)?;
+    let doc = crate::input::document_from_bytes(bytes, path, pipeline.config().input_limits())?;
     let x = crate::train::featurize_document(pipeline, &doc, path)?;
     Ok(model.predict(&x, args.sampling.method()))
 }

@@ -130,9 +130,11 @@ impl Source {
                 std::io::stdin()
                     .read_to_end(&mut bytes)
                     .map_err(|e| Error::io(&path, e))?;
-                crate::input::limit_bytes(&mut bytes, pipeline.config().max_document_bytes, &path);
-                let doc =
-                    crate::input::parse_document(&bytes, &path, pipeline.config().max_mime_depth)?;
+                let doc = crate::input::document_from_bytes(
+                    &bytes,
+                    &path,
+                    pipeline.config().input_limits(),
+                )?;
                 crate::train::featurize_document(pipeline, &doc, &path)
             }
         }

@@ -86,24 +86,25 @@ pub fn read_document(path: &Path, limits: InputLimits) -> Result<Document> {
     file.take(limits.max_bytes as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
-    limit_bytes(&mut bytes, limits.max_bytes, path);
-    parse_document(&bytes, path, limits.max_mime_depth)
+    document_from_bytes(&bytes, path, limits)
 }
 
-/// Cuts `bytes` to `max_bytes`, with a warning naming `path`.
-pub fn limit_bytes(bytes: &mut Vec<u8>, max_bytes: usize, path: &Path) {
-    if bytes.len() > max_bytes {
-        bytes.truncate(max_bytes);
+/// Parses bytes read from `path` within `limits`: at most `max_bytes` of them (a warning names
+/// the file when it was longer), mail parts at most `max_mime_depth` deep.
+pub fn document_from_bytes(bytes: &[u8], path: &Path, limits: InputLimits) -> Result<Document> {
+    let max = limits.max_bytes;
+    if bytes.len() > max {
         log::warn!(
-            "{}: longer than {max_bytes} bytes, only the first {max_bytes} were read (--max-document-bytes)",
+            "{}: longer than {max} bytes, only the first {max} were read (--max-document-bytes)",
             path.display()
         );
     }
+    parse_document(&bytes[..bytes.len().min(max)], path, limits.max_mime_depth)
 }
 
 /// Parses bytes read from `path`, naming it in any error and in a warning when mail parts were
 /// nested too deep to be read.
-pub fn parse_document(bytes: &[u8], path: &Path, max_mime_depth: usize) -> Result<Document> {
+fn parse_document(bytes: &[u8], path: &Path, max_mime_depth: usize) -> Result<Document> {
     let doc =
         parse_bytes(bytes, max_mime_depth).map_err(|ParseError::Binary(reason)| Error::Binary {
             path: path.to_path_buf(),

@@ -257,33 +257,22 @@ impl Pipeline {
         let (limit, truncated) = (self.config.max_tokens, &mut self.truncated);
         let tokens = &mut self.tokens;
         let filters = &mut self.filters;
-        if self.ascii_filters
-            && self.config.tokenizer == TokenizerConfig::UnicodeWords
-            && text.is_ascii()
-        {
-            // The fast path: ASCII words scanned and filtered in one loop, each token on a
-            // reused stack buffer; no allocation, no lookup. The general path below gives the
-            // same hashes (tested).
-            let mut token = AsciiToken::empty();
-            tokenizer::ascii_words(text, |word| {
-                if tokens.len() >= limit {
-                    *truncated = true;
-                } else if token.set(word) && filters.iter_mut().all(|f| f.filter_ascii(&mut token))
-                {
-                    tokens.push(token_hash_bytes(namespace, token.as_bytes()));
-                } else if word.len() > AsciiToken::CAPACITY {
-                    tokens.extend(filtered_hash(filters, word, namespace));
-                }
-            });
-            return;
-        }
         let cache = &mut self.cache;
+        let ascii_filters = self.ascii_filters;
+        let mut token = AsciiToken::empty();
         self.tokenizer.tokenize(text, &mut |word| {
             if tokens.len() >= limit {
                 *truncated = true;
                 return;
             }
-            let hash = if namespace == NS_BODY {
+            let hash = if ascii_filters && token.set(word) {
+                // The fast path: the filters on a reused stack buffer, no allocation, no
+                // lookup; it gives the same hashes as the general path (tested).
+                filters
+                    .iter_mut()
+                    .all(|f| f.filter_ascii(&mut token))
+                    .then(|| token_hash_bytes(namespace, token.as_bytes()))
+            } else if namespace == NS_BODY {
                 match cache.get(word) {
                     Some(&hash) => hash,
                     None => {

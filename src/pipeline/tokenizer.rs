@@ -46,7 +46,6 @@ impl Tokenizer for UnicodeWords {
 /// On ASCII, UAX #29 words are runs of letters, digits and `_` (WB5, WB8–WB10, WB13a/b), which
 /// also continue over one `.`, `'` or `:` between two letters (WB6/WB7) and over one `.`, `'`,
 /// `,` or `;` between two digits (WB11/WB12); a run of `_` alone is not a word.
-/// Generic over the sink so that a caller's per-token work inlines into the scan.
 #[inline]
 pub fn ascii_words<'a>(text: &'a str, mut sink: impl FnMut(&'a str)) {
     let bytes = text.as_bytes();
