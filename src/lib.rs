@@ -34,6 +34,7 @@ pub mod pipeline;
 pub mod plot;
 pub mod probability;
 pub mod route;
+pub mod shelf;
 pub mod train;
 pub mod tune;
 

@@ -1222,3 +1222,98 @@ fn killing_learn_or_train_leaves_a_loadable_model() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn shelf_models_are_chosen_by_name() {
+    // The mail fixtures come from the SpamAssassin corpus the spam model was trained on (apart
+    // from its held-out fifth), so this checks wiring, not generalisation: models/README.md has
+    // the held-out accuracy.
+    let out = cwtext()
+        .args(["eval", "-m", "spam", "mail", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["accuracy"].as_f64().unwrap() >= 0.95, "{report}");
+    for (review, want) in [
+        (
+            "A gorgeous, moving film with a superb cast and a witty script.",
+            "pos",
+        ),
+        (
+            "Dull, lifeless and far too long; the plot is a mess.",
+            "neg",
+        ),
+    ] {
+        let out = cwtext()
+            .args(["classify", "-m", "sentiment"])
+            .write_stdin(review)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out).lines().next(), Some(want), "{review}");
+    }
+    let out = cwtext().args(["models"]).output().unwrap();
+    let names: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["topics", "spam", "sentiment"]);
+    // A name that is neither a file nor a shelf model says both.
+    let out = cwtext()
+        .args(["classify", "-m", "spma"])
+        .write_stdin("hello")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            "spma is neither a model file nor a built-in model (topics, spam, sentiment)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_parser() {
+    for (shell, marker) in [
+        ("bash", "_cwtext()"),
+        ("zsh", "#compdef cwtext"),
+        ("fish", "complete -c cwtext"),
+    ] {
+        let out = cwtext().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(
+            script.contains("classify") && script.contains("min-prob"),
+            "{shell}"
+        );
+    }
+    let out = cwtext().args(["man"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(stdout(&out).starts_with(".ie") && stdout(&out).contains(".TH cwtext 1"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = cwtext()
+        .args(["man", "--dir"])
+        .arg(dir.path().join("man1"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.path().join("man1/cwtext-classify.1")).unwrap();
+    assert!(page.contains("\\-\\-top"), "{page}");
+    // A closed pipe ends quietly.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .args(["completions", "fish"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_no_panic(&out);
+    let out = cwtext().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -50,7 +50,7 @@ pub struct ClassifyArgs {
 }
 
 pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
-    let model = args.model.load()?;
+    let model = args.model.load(ui)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

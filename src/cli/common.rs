@@ -9,12 +9,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::corpus::FileFilter;
 use crate::model::{Checksum, Model};
+use crate::shelf;
 
-/// The default model, trained on 20 Newsgroups (see `models/README.md`), built into the binary.
-pub static DEFAULT_MODEL: &[u8] = include_bytes!("../../models/default.cwm");
-
-/// How the default model is named in messages.
-pub const DEFAULT_MODEL_NAME: &str = "<embedded default model>";
+/// The default model's bytes (the `topics` shelf model, trained on 20 Newsgroups; see
+/// `models/README.md`).
+pub static DEFAULT_MODEL: &[u8] = crate::shelf::SHELF[0].bytes;
 
 /// Where messages for people go.
 pub struct Ui {
@@ -85,7 +84,8 @@ pub fn install_warning_logger(quiet: bool) {
 /// `-m/--model`, with the embedded default when absent.
 #[derive(Debug, Args)]
 pub struct ModelArg {
-    /// Model file (default: the embedded 20 Newsgroups model).
+    /// A model file, or a ready model built in: topics (20 Newsgroups, the default), spam
+    /// (spam or ham mail), sentiment (positive or negative reviews). `cwtext models` lists them.
     #[arg(short, long, value_name = "MODEL", env = "CWTEXT_MODEL")]
     pub model: Option<PathBuf>,
     /// Verify the model's checksum even when the file is larger than 64 MiB (smaller files are
@@ -96,19 +96,56 @@ pub struct ModelArg {
 }
 
 impl ModelArg {
-    pub fn load(&self) -> anyhow::Result<Model> {
-        match &self.model {
-            Some(path) => {
-                let checksum = if self.verify {
-                    Checksum::Verify
-                } else {
-                    Checksum::IfSmall
-                };
-                Ok(Model::open(path, checksum)?)
+    pub fn load(&self, ui: &Ui) -> anyhow::Result<Model> {
+        Ok(self.load_named(ui)?.0)
+    }
+
+    /// The model and how to name it: a shelf name, or the path as given.
+    pub fn load_named(&self, ui: &Ui) -> anyhow::Result<(Model, String)> {
+        let shelf = match &self.model {
+            None => Some(shelf::default_model()),
+            Some(path) => path.to_str().and_then(shelf::find),
+        };
+        if let Some(m) = shelf {
+            if let Some(path) = self.model.as_ref().filter(|p| p.exists()) {
+                ui.warn(format!(
+                    "{} names a built-in model and a file; using the built-in one (write ./{} for the file)",
+                    m.name,
+                    path.display()
+                ));
             }
-            None => Model::from_static(DEFAULT_MODEL, Path::new(DEFAULT_MODEL_NAME))
-                .context("the embedded default model is damaged; pass a model with -m"),
+            let model = m
+                .load()
+                .with_context(|| format!("the built-in model {} is damaged", m.name))?;
+            return Ok((model, m.name.to_string()));
         }
+        let path = self
+            .model
+            .as_ref()
+            .expect("no path means the default model");
+        Ok((self.open(path)?, path.display().to_string()))
+    }
+
+    fn open(&self, path: &Path) -> anyhow::Result<Model> {
+        let checksum = if self.verify {
+            Checksum::Verify
+        } else {
+            Checksum::IfSmall
+        };
+        Model::open(path, checksum).map_err(|e| {
+            let missing = matches!(&e, crate::error::Error::Io { error, .. }
+                if error.kind() == std::io::ErrorKind::NotFound);
+            let e = anyhow::Error::from(e);
+            if missing {
+                e.context(format!(
+                    "{} is neither a model file nor a built-in model ({})",
+                    path.display(),
+                    shelf::names()
+                ))
+            } else {
+                e
+            }
+        })
     }
 }
 

@@ -51,7 +51,7 @@ pub struct EvalArgs {
 }
 
 pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
-    let model = args.model.load()?;
+    let model = args.model.load(ui)?;
     let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let files: Vec<PathBuf> = corpus.files.iter().map(|(p, _)| p.clone()).collect();

@@ -68,7 +68,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         "invalid setting: --min-prob must be in [0, 1], but is {}",
         args.min_prob
     );
-    let model = args.model.load()?;
+    let model = args.model.load(ui)?;
     let list = list_files(&args.dir, &args.filter.build()?)?;
     list.warnings.iter().for_each(|w| ui.warn(w));
     let route = match (&args.copy_to, &args.move_to) {

@@ -8,6 +8,8 @@ mod experiment;
 mod label;
 mod learn;
 mod merge;
+mod models;
+mod shell;
 mod train;
 mod tune;
 
@@ -56,6 +58,12 @@ pub enum Command {
     Tune(tune::TuneArgs),
     /// Reproduce the papers' experiments (NIPS 2008 synthetic data, EMNLP 2009 epochs).
     Experiment(experiment::ExperimentArgs),
+    /// List the ready models built in (for -m NAME): topics, spam, sentiment.
+    Models,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page, or write one per subcommand into a directory.
+    Man(shell::ManArgs),
 }
 
 /// How a successful run ended.
@@ -90,5 +98,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Tune(args) => tune::run(args, &ui),
         Command::Learn(args) => learn::run(args, &ui),
         Command::Merge(args) => merge::run(args, &ui),
+        Command::Models => models::run(),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args, &ui),
     }
 }

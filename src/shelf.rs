@@ -1,0 +1,90 @@
+//! The shelf: ready models built into the binary, so that people can route mail, sort reviews
+//! or file news without training anything. Each is chosen by name (`-m spam`); a path still
+//! names a model file. How each was built, and its test accuracy, is in `models/README.md`.
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::model::Model;
+
+/// One ready model.
+#[derive(Debug)]
+pub struct ShelfModel {
+    /// What `-m` takes.
+    pub name: &'static str,
+    /// One line for listings and help.
+    pub description: &'static str,
+    /// The model file, embedded with `include_bytes!`.
+    pub bytes: &'static [u8],
+}
+
+impl ShelfModel {
+    /// How the model is named in messages and in an archive's model identity.
+    pub fn origin(&self) -> String {
+        format!("<shelf model {}>", self.name)
+    }
+
+    /// Parses the embedded bytes (checksum verified; nothing is copied).
+    pub fn load(&self) -> Result<Model> {
+        Model::from_static(self.bytes, Path::new(&self.origin()))
+    }
+}
+
+/// The models on the shelf; the first is the default.
+pub static SHELF: [ShelfModel; 3] = [
+    ShelfModel {
+        name: "topics",
+        description: "news topics: the 20 Newsgroups (alt.atheism … talk.religion.misc)",
+        bytes: include_bytes!("../models/topics.cwm"),
+    },
+    ShelfModel {
+        name: "spam",
+        description: "mail: spam or ham (SpamAssassin public corpus, raw RFC 822 messages)",
+        bytes: include_bytes!("../models/spam.cwm"),
+    },
+    ShelfModel {
+        name: "sentiment",
+        description: "movie-review sentences: pos or neg (Pang & Lee sentence polarity)",
+        bytes: include_bytes!("../models/sentiment.cwm"),
+    },
+];
+
+/// The model used when none is named.
+pub fn default_model() -> &'static ShelfModel {
+    &SHELF[0]
+}
+
+/// The shelf model called `name`, if any.
+pub fn find(name: &str) -> Option<&'static ShelfModel> {
+    SHELF.iter().find(|m| m.name == name)
+}
+
+/// The names, for messages: "topics, spam, sentiment".
+pub fn names() -> String {
+    SHELF.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shelf_model_loads_within_the_size_budget() {
+        for m in &SHELF {
+            let model = m.load().unwrap_or_else(|e| panic!("{}: {e}", m.name));
+            assert!(
+                m.bytes.len() <= 8 << 20,
+                "{} is {} bytes",
+                m.name,
+                m.bytes.len()
+            );
+            assert!(model.labels().len() >= 2, "{}", m.name);
+        }
+        let labels = |name| find(name).unwrap().load().unwrap().labels().to_vec();
+        assert_eq!(labels("spam"), ["ham", "spam"]);
+        assert_eq!(labels("sentiment"), ["neg", "pos"]);
+        assert_eq!(labels("topics").len(), 20);
+        assert!(find("nope").is_none());
+        assert_eq!(default_model().name, "topics");
+    }
+}
