@@ -14,9 +14,9 @@ cargo build --release --quiet
 bin=./target/release/cwtext
 # name | corpus | training files | test files | settings (everything else is the default)
 specs=(
-  "topics|20ng|--include train-*|--include test-*|--hash-bits 16 --encoding f16"
-  "spam|spamassassin/binary|--exclude *[05].txt|--include *[05].txt|--hash-bits 17 --encoding f16"
-  "sentiment|movie_sentiment|--exclude *[05].txt|--include *[05].txt|--hash-bits 17 --encoding f16"
+  "topics|20ng|--include train-*|--include test-*|--hash-bits 16 --encoding f16 --keep-vocabulary 1"
+  "spam|spamassassin/binary|--exclude *[05].txt|--include *[05].txt|--hash-bits 17 --encoding f16 --keep-vocabulary 1"
+  "sentiment|movie_sentiment|--exclude *[05].txt|--include *[05].txt|--hash-bits 17 --encoding f16 --keep-vocabulary 1"
 )
 wanted=" ${*:-topics spam sentiment} "
 printf '| model | corpus | file | test documents | accuracy | macro-F1 | ECE | Brier |\n|---|---|---|---|---|---|---|---|\n'

@@ -22,6 +22,7 @@ pub mod cluster;
 pub mod corpus;
 pub mod error;
 pub mod experiment;
+pub mod explain;
 pub mod features;
 pub mod input;
 pub mod learner;
@@ -37,5 +38,6 @@ pub mod route;
 pub mod shelf;
 pub mod train;
 pub mod tune;
+pub mod vocabulary;
 
 pub use error::{Error, Result};

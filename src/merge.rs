@@ -200,7 +200,28 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
     header.training = training;
     header.probability_scale = scale;
     header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();
-    Ok(Model { header, learner })
+    // Named features only when every part kept them: a partial vocabulary would name some
+    // buckets and silently miss what the others learned.
+    let mut vocabularies = Vec::new();
+    for (m, name) in models.iter().zip(names) {
+        let kind = |kind| Error::Model {
+            path: name.into(),
+            kind,
+        };
+        vocabularies.push(m.vocabulary().map_err(kind)?);
+    }
+    let vocabulary = vocabularies
+        .iter()
+        .map(|v| v.as_deref())
+        .collect::<Option<Vec<_>>>()
+        .map(crate::vocabulary::Vocabulary::union);
+    let mut model = Model {
+        header,
+        learner,
+        vocabulary: None,
+    };
+    model.set_vocabulary(vocabulary);
+    Ok(model)
 }
 
 #[cfg(test)]

@@ -10,7 +10,12 @@
 //! | 16..16+H | header: JSON ([`ModelHeader`]: pipeline, labels, learner settings, statistics, weight layout) |
 //! | … | zero padding to a multiple of 64 bytes, so that the weights can be memory-mapped aligned |
 //! | … | weights, `[feature][label][μ, σ]`, f32 or f16 |
+//! | … | version 2 only: the vocabulary (JSON, `vocabulary_bytes` long, see [`Vocabulary`]) |
 //! | last 4 | CRC-32 of every byte before it |
+//!
+//! Version 2 added the optional vocabulary section (`train --keep-vocabulary`). A file is written
+//! with the lowest version that holds it, so a model without a vocabulary is a version 1 file,
+//! byte for byte what earlier cwtext wrote and still readable by it.
 //!
 //! Files are written to a temporary file in the target's directory and renamed over it, so a
 //! reader or a crash never sees half a model.
@@ -26,9 +31,13 @@ use crate::features::FeatureVector;
 use crate::learner::weights::{SharedBytes, WeightTable};
 use crate::learner::{CwConfig, DiagonalLearner, Learner, ScoreGaussian};
 use crate::pipeline::PipelineConfig;
+use crate::vocabulary::Vocabulary;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format this cwtext reads and writes.
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest format it still reads.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
 
 /// Model files up to this size have their checksum verified on every load, which costs about a
@@ -115,6 +124,53 @@ pub struct ModelHeader {
     /// (`crate::calibration::fit_scale`); 1 when not calibrated.
     #[serde(default = "one")]
     pub probability_scale: f64,
+    /// Length of the vocabulary section after the weights (format version 2); 0, and then not
+    /// written, without one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub vocabulary_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A model's vocabulary: built in memory by training, or the JSON section of a loaded file,
+/// parsed only when asked for (explain, inspect, merge, resume), so that `classify` never pays
+/// for it.
+#[derive(Clone)]
+pub enum KeptVocabulary {
+    Parsed(Arc<Vocabulary>),
+    Stored {
+        bytes: SharedBytes,
+        start: usize,
+        len: usize,
+    },
+}
+
+impl KeptVocabulary {
+    /// The section's bytes as written in a model file.
+    fn to_json(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            KeptVocabulary::Parsed(v) => serde_json::to_vec(&**v)
+                .expect("the vocabulary serialises")
+                .into(),
+            KeptVocabulary::Stored { bytes, start, len } => {
+                (*(**bytes).as_ref())[*start..*start + *len].into()
+            }
+        }
+    }
+}
+
+impl PartialEq for KeptVocabulary {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_json() == other.to_json()
+    }
+}
+
+impl std::fmt::Debug for KeptVocabulary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeptVocabulary({} bytes)", self.to_json().len())
+    }
 }
 
 fn one() -> f64 {
@@ -140,11 +196,13 @@ pub struct Prediction {
     pub distribution: crate::probability::LabelDistribution,
 }
 
-/// A trained model: header and learner.
+/// A trained model: header, learner and, optionally, the vocabulary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     pub header: ModelHeader,
     pub learner: DiagonalLearner,
+    /// Set it with [`Model::set_vocabulary`], which keeps the header's length right.
+    pub vocabulary: Option<KeptVocabulary>,
 }
 
 impl Model {
@@ -154,6 +212,24 @@ impl Model {
 
     pub fn pipeline(&self) -> &PipelineConfig {
         &self.header.pipeline
+    }
+
+    /// The words and n-grams behind the hash buckets, when the model keeps them (parsed on
+    /// every call: call once).
+    pub fn vocabulary(&self) -> std::result::Result<Option<Arc<Vocabulary>>, ModelError> {
+        match &self.vocabulary {
+            None => Ok(None),
+            Some(KeptVocabulary::Parsed(v)) => Ok(Some(v.clone())),
+            Some(stored) => serde_json::from_slice(&stored.to_json())
+                .map(|v| Some(Arc::new(v)))
+                .map_err(|e| ModelError::Corrupted(format!("unreadable vocabulary: {e}"))),
+        }
+    }
+
+    /// Keeps (or drops) a vocabulary.
+    pub fn set_vocabulary(&mut self, vocabulary: Option<Vocabulary>) {
+        self.vocabulary = vocabulary.map(|v| KeptVocabulary::Parsed(Arc::new(v)));
+        self.header.vocabulary_bytes = 0;
     }
 
     /// Mean scores of every label.
@@ -188,14 +264,18 @@ impl Model {
     /// Writes the model's bytes to `out`, computing the checksum on the way, so that saving
     /// never holds a second copy of the weights in memory.
     pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let header = serde_json::to_vec(&self.header).expect("the header serialises");
+        let vocabulary = self.vocabulary.as_ref().map(KeptVocabulary::to_json);
+        let mut header = self.header.clone();
+        header.vocabulary_bytes = vocabulary.as_ref().map_or(0, |v| v.len() as u64);
+        let version = if vocabulary.is_some() { 2 } else { 1 };
+        let header = serde_json::to_vec(&header).expect("the header serialises");
         let weights = self.learner.weights().raw();
         let mut out = Checksummed {
             inner: out,
             crc: crc32fast::Hasher::new(),
         };
         out.write_all(&MAGIC)?;
-        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&u32::to_le_bytes(version))?;
         out.write_all(&(header.len() as u32).to_le_bytes())?;
         out.write_all(&header)?;
         out.write_all(&[0; ALIGN][..padded(PREFIX + header.len()) - PREFIX - header.len()])?;
@@ -212,6 +292,9 @@ impl Model {
                     .for_each(|w| chunk.extend_from_slice(&half::f16::from_f32(*w).to_le_bytes())),
             }
             out.write_all(&chunk)?;
+        }
+        if let Some(v) = &vocabulary {
+            out.write_all(v)?;
         }
         let crc = out.crc.clone().finalize();
         out.inner.write_all(&crc.to_le_bytes())
@@ -255,10 +338,10 @@ impl Model {
                 supported: FORMAT_VERSION,
             }));
         }
-        if version < FORMAT_VERSION {
+        if version < OLDEST_FORMAT_VERSION {
             return Err(fail(ModelError::OlderVersion {
                 found: version,
-                supported: FORMAT_VERSION,
+                supported: OLDEST_FORMAT_VERSION,
             }));
         }
         let header_len = u32::from_le_bytes(all[12..16].try_into().unwrap()) as usize;
@@ -285,10 +368,21 @@ impl Model {
             .and_then(|n| n.checked_mul(2))
             .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
         let start = padded(PREFIX + header_len);
-        let expected = values
+        if version < 2 && header.vocabulary_bytes != 0 {
+            return Err(fail(ModelError::Corrupted(
+                "a vocabulary in a version 1 file".into(),
+            )));
+        }
+        let vocabulary_len = usize::try_from(header.vocabulary_bytes)
+            .map_err(|_| fail(ModelError::Corrupted("impossible vocabulary size".into())))?;
+        let weights_end = values
             .checked_mul(header.encoding.width())
-            .and_then(|n| n.checked_add(start + 4))
+            .and_then(|n| n.checked_add(start))
             .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
+        let expected = weights_end
+            .checked_add(vocabulary_len)
+            .and_then(|n| n.checked_add(4))
+            .ok_or_else(|| fail(ModelError::Corrupted("impossible vocabulary size".into())))?;
         if all.len() < expected {
             return Err(truncated(expected));
         }
@@ -327,11 +421,20 @@ impl Model {
             .check_labels(labels)
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
         let half = header.encoding == WeightEncoding::F16;
+        let vocabulary = (vocabulary_len > 0).then(|| KeptVocabulary::Stored {
+            bytes: bytes.clone(),
+            start: weights_end,
+            len: vocabulary_len,
+        });
         let table = WeightTable::view(header.features, blocks, bytes, start, half)
             .expect("size checked above");
         let learner = DiagonalLearner::from_weights(params, labels, table)
             .expect("blocks computed from the same settings");
-        Ok(Model { learner, header })
+        Ok(Model {
+            learner,
+            header,
+            vocabulary,
+        })
     }
 
     /// Reads a model file to change or combine it (learn, merge, resume): the checksum is
@@ -432,8 +535,10 @@ mod tests {
                 training: TrainingStats::default(),
                 encoding,
                 probability_scale: 1.0,
+                vocabulary_bytes: 0,
             },
             learner,
+            vocabulary: None,
         }
     }
 

@@ -68,8 +68,10 @@ mod tests {
                 },
                 encoding: WeightEncoding::F32,
                 probability_scale: 1.0,
+                vocabulary_bytes: 0,
             },
             learner: crate::learner::DiagonalLearner::new(params, dim, 2),
+            vocabulary: None,
         };
         let x = FeatureVector::new(dim, vec![7, dim as u32 - 1], vec![1.0, 1.0]);
         let r = learn(

@@ -254,8 +254,10 @@ impl Trainer {
                 encoding: settings.encoding,
                 features: dimension,
                 probability_scale: 1.0,
+                vocabulary_bytes: 0,
             },
             learner: self.learner,
+            vocabulary: None,
         }
     }
 }

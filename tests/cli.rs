@@ -391,10 +391,10 @@ fn damaged_models_are_refused_with_the_reason() {
             "newer.cwm",
             {
                 let mut b = bytes.clone();
-                b[8] = 2;
+                b[8] = 3;
                 b
             },
-            "format version 2 is newer",
+            "format version 3 is newer",
         ),
         ("text.cwm", b"just some text".to_vec(), "not a cwtext model"),
     ];
@@ -1316,4 +1316,216 @@ fn completions_and_man_pages_come_from_the_parser() {
     assert_no_panic(&out);
     let out = cwtext().args(["completions", "tcsh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Sums the parts of an `explain --format json` answer.
+fn explained_margin(report: &serde_json::Value) -> f64 {
+    let parts = |key: &str| -> f64 {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["contribution"].as_f64().unwrap())
+            .sum()
+    };
+    parts("for_label")
+        + report["for_label_rest"].as_f64().unwrap()
+        + parts("for_runner_up")
+        + report["for_runner_up_rest"].as_f64().unwrap()
+}
+
+#[test]
+fn explain_splits_the_margin_into_the_documents_own_words() {
+    let out = cwtext()
+        .args([
+            "explain",
+            "news/sci.space/test-05593.txt",
+            "--format",
+            "json",
+            "--top",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["label"], "sci.space");
+    let margin =
+        report["label_score"].as_f64().unwrap() - report["runner_up_score"].as_f64().unwrap();
+    assert!(margin > 0.0);
+    assert!(
+        (explained_margin(&report) - margin).abs() < 1e-6,
+        "{report}"
+    );
+    let top = &report["for_label"][0];
+    assert_eq!(top["texts"][0], "space", "{report}");
+    assert!(top["label_mean"].as_f64().unwrap() > top["runner_up_mean"].as_f64().unwrap());
+    assert!(top["label_sigma"].as_f64().unwrap() > 0.0);
+    assert_eq!(report["for_label"].as_array().unwrap().len(), 3);
+    // Text: the words, and what is missing without a vocabulary.
+    let (dir, model) = train("news", &["--hash-bits", "16"]);
+    let out = cwtext()
+        .args(["explain", "news/sci.space/test-05593.txt", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("sci.space (probability "), "{text}");
+    assert!(text.contains("The model keeps no vocabulary"), "{text}");
+    assert!(!text.contains("bucket shared with"), "{text}");
+    // Errors: no words, a missing file.
+    let out = cwtext()
+        .args(["explain", "odd/whitespace.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("odd/whitespace.txt"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext().args(["explain", "nope.txt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nope.txt"), "{}", stderr(&out));
+    assert_no_panic(&out);
+    drop(dir);
+}
+
+#[test]
+fn keep_vocabulary_names_features_in_inspect_and_explain() {
+    let (dir, plain) = train("mail", &["--hash-bits", "16"]);
+    let named = dir.path().join("named.cwm");
+    let out = cwtext()
+        .args([
+            "train",
+            "mail",
+            "--include",
+            "train-*",
+            "--seed",
+            "3",
+            "--hash-bits",
+            "16",
+        ])
+        .args(["--keep-vocabulary", "-o"])
+        .arg(&named)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("kept the vocabulary: texts for"),
+        "{}",
+        stderr(&out)
+    );
+    // The vocabulary changes nothing else: the weights and predictions are the same, and a
+    // model without one is a version 1 file.
+    let (a, b) = (
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&named).unwrap(),
+    );
+    assert_eq!(a[8], 1);
+    assert_eq!(b[8], 2);
+    assert!(b.len() > a.len());
+    let classify = |m: &Path| {
+        let out = cwtext()
+            .args(["classify", "--format", "json", "-m"])
+            .arg(m)
+            .arg("mail/spam/test-spam-1-00026.txt")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    assert_eq!(classify(&plain), classify(&named));
+    // inspect: words instead of bucket numbers.
+    let inspect = |m: &Path| {
+        let out = cwtext()
+            .args(["inspect", "--format", "json", "--top", "5"])
+            .arg(m)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (with, without) = (inspect(&named), inspect(&plain));
+    assert_eq!(with["labels"], serde_json::json!(["ham", "spam"]));
+    assert_eq!(
+        with["training"]["documents"],
+        without["training"]["documents"]
+    );
+    assert!(without["vocabulary_buckets"].is_null());
+    assert!(with["vocabulary_buckets"].as_u64().unwrap() > 100);
+    for report in [&with, &without] {
+        let strongest = report["features"][1]["strongest"].as_array().unwrap();
+        assert_eq!(strongest.len(), 5);
+        let z: Vec<f64> = strongest.iter().map(|f| f["z"].as_f64().unwrap()).collect();
+        assert!(z.windows(2).all(|w| w[0] >= w[1]) && z[4] > 0.0, "{z:?}");
+    }
+    let spam_words = &with["features"][1]["strongest"];
+    assert!(
+        spam_words[0]["texts"][0]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{spam_words}"
+    );
+    assert_eq!(
+        without["features"][1]["strongest"][0]["texts"],
+        serde_json::json!([])
+    );
+    assert_eq!(
+        spam_words[0]["feature"], without["features"][1]["strongest"][0]["feature"],
+        "the same features, named"
+    );
+    let out = cwtext().args(["inspect"]).arg(&named).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("vocabulary         texts for"), "{text}");
+    assert!(text.contains("spam: strongest features"), "{text}");
+    // explain with the vocabulary: the margin still adds up.
+    let out = cwtext()
+        .args(["explain", "--format", "json", "-m"])
+        .arg(&named)
+        .arg("mail/spam/test-spam-1-00026.txt")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["vocabulary"], true);
+    let margin =
+        report["label_score"].as_f64().unwrap() - report["runner_up_score"].as_f64().unwrap();
+    assert!((explained_margin(&report) - margin).abs() < 1e-6);
+    // Merging keeps a vocabulary only when every part has one.
+    for (other, versioned) in [(&named, 2), (&plain, 1)] {
+        let merged = dir.path().join("merged.cwm");
+        let out = cwtext()
+            .arg("merge")
+            .arg(&named)
+            .arg(other)
+            .arg("-o")
+            .arg(&merged)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(std::fs::read(&merged).unwrap()[8], versioned);
+    }
+    // Bad values.
+    let out = cwtext()
+        .args(["train", "mail", "--keep-vocabulary", "0", "-o"])
+        .arg(dir.path().join("x.cwm"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("at least 1 text per bucket, but is 0"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext()
+        .args(["inspect", "spam", "--label", "eggs"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("spam has no label \"eggs\"; its labels are ham, spam"),
+        "{}",
+        stderr(&out)
+    );
 }

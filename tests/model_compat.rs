@@ -19,7 +19,7 @@ fn frozen(name: &str) -> std::path::PathBuf {
 /// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 -o v1-mail.cwm`.
 #[test]
 fn format_v1_loads_and_classifies() {
-    assert_eq!(FORMAT_VERSION, 1, "add a frozen model for the new version");
+    assert_eq!(FORMAT_VERSION, 2, "add a frozen model for the new version");
     let model = Model::load(&frozen("v1-mail.cwm")).unwrap();
     assert_eq!(model.labels(), ["ham", "spam"]);
     assert_eq!(model.header.encoding, WeightEncoding::F16);
@@ -42,4 +42,33 @@ fn format_v1_loads_and_classifies() {
     assert!((p.distribution.probabilities.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     let exact = model.predict(&x, Method::Exact);
     assert!((exact.distribution.probabilities[1] - p.distribution.probabilities[1]).abs() < 0.05);
+}
+
+/// v2 (adds the vocabulary section): trained with cwtext 0.1.0 on `tests/fixtures/mail`
+/// (train-* files), 2^16 buckets, f16, one text per bucket:
+/// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 --keep-vocabulary 1
+/// -o v2-mail-vocabulary.cwm`.
+#[test]
+fn format_v2_loads_with_its_vocabulary() {
+    let path = frozen("v2-mail-vocabulary.cwm");
+    let model = Model::load(&path).unwrap();
+    assert_eq!(model.labels(), ["ham", "spam"]);
+    assert_eq!(model.header.training.documents, 60);
+    let vocabulary = model
+        .vocabulary()
+        .unwrap()
+        .expect("a v2 file keeps a vocabulary");
+    assert_eq!(vocabulary.texts_per_bucket(), 1);
+    let bucket = cwtext::pipeline::hash::bucket(
+        cwtext::pipeline::hash::token_hash(cwtext::pipeline::hash::NS_BODY, "click"),
+        16,
+    );
+    assert_eq!(vocabulary.get(bucket).unwrap().texts, ["click"]);
+    // Saving it again gives the same bytes (the vocabulary section is carried as it is).
+    let dir = tempfile::tempdir().unwrap();
+    model.save(&dir.path().join("again.cwm")).unwrap();
+    assert_eq!(
+        std::fs::read(dir.path().join("again.cwm")).unwrap(),
+        std::fs::read(&path).unwrap()
+    );
 }

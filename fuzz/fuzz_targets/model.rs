@@ -14,5 +14,7 @@ fuzz_target!(|bytes: &[u8]| {
             vec![1.0, 1.0],
         );
         let _ = model.scores(&x);
+        // And its vocabulary, if it has one, parses or is refused.
+        let _ = model.vocabulary();
     }
 });

@@ -100,53 +100,64 @@ impl ModelArg {
         Ok(self.load_named(ui)?.0)
     }
 
-    /// The model and how to name it: a shelf name, or the path as given.
+    /// The model and how to name it (see [`load_model`]).
     pub fn load_named(&self, ui: &Ui) -> anyhow::Result<(Model, String)> {
-        let shelf = match &self.model {
-            None => Some(shelf::default_model()),
-            Some(path) => path.to_str().and_then(shelf::find),
-        };
-        if let Some(m) = shelf {
-            if let Some(path) = self.model.as_ref().filter(|p| p.exists()) {
-                ui.warn(format!(
-                    "{} names a built-in model and a file; using the built-in one (write ./{} for the file)",
-                    m.name,
-                    path.display()
-                ));
-            }
-            let model = m
-                .load()
-                .with_context(|| format!("the built-in model {} is damaged", m.name))?;
-            return Ok((model, m.name.to_string()));
-        }
-        let path = self
-            .model
-            .as_ref()
-            .expect("no path means the default model");
-        Ok((self.open(path)?, path.display().to_string()))
+        load_model(self.model.as_deref(), self.verify, ui)
     }
+}
 
-    fn open(&self, path: &Path) -> anyhow::Result<Model> {
-        let checksum = if self.verify {
-            Checksum::Verify
-        } else {
-            Checksum::IfSmall
-        };
-        Model::open(path, checksum).map_err(|e| {
-            let missing = matches!(&e, crate::error::Error::Io { error, .. }
-                if error.kind() == std::io::ErrorKind::NotFound);
-            let e = anyhow::Error::from(e);
-            if missing {
-                e.context(format!(
-                    "{} is neither a model file nor a built-in model ({})",
-                    path.display(),
-                    shelf::names()
-                ))
-            } else {
-                e
-            }
-        })
+/// Loads a model by name or path (the default shelf model when `None`), returning it and how
+/// to name it: the shelf model's name, or the path as given. A name that is also a file in the
+/// current directory means the built-in model, with a warning.
+pub fn load_model(spec: Option<&Path>, verify: bool, ui: &Ui) -> anyhow::Result<(Model, String)> {
+    let shelf = match spec {
+        None => Some(shelf::default_model()),
+        Some(path) => path.to_str().and_then(shelf::find),
+    };
+    if let Some(m) = shelf {
+        if let Some(path) = spec.filter(|p| p.exists()) {
+            ui.warn(format!(
+                "{} names a built-in model and a file; using the built-in one (write ./{} for the file)",
+                m.name,
+                path.display()
+            ));
+        }
+        let model = m
+            .load()
+            .with_context(|| format!("the built-in model {} is damaged", m.name))?;
+        return Ok((model, m.name.to_string()));
     }
+    let path = spec.expect("no path means the default model");
+    let checksum = if verify {
+        Checksum::Verify
+    } else {
+        Checksum::IfSmall
+    };
+    let model = Model::open(path, checksum).map_err(|e| {
+        let missing = matches!(&e, crate::error::Error::Io { error, .. }
+            if error.kind() == std::io::ErrorKind::NotFound);
+        let e = anyhow::Error::from(e);
+        if missing {
+            e.context(format!(
+                "{} is neither a model file nor a built-in model ({})",
+                path.display(),
+                shelf::names()
+            ))
+        } else {
+            e
+        }
+    })?;
+    Ok((model, path.display().to_string()))
+}
+
+/// The model's vocabulary, if it keeps one; `name` names the model in errors.
+pub fn vocabulary_of(
+    model: &Model,
+    name: &str,
+) -> anyhow::Result<Option<std::sync::Arc<crate::vocabulary::Vocabulary>>> {
+    model
+        .vocabulary()
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 /// `--include` / `--exclude`.

@@ -5,6 +5,8 @@ mod classify;
 mod common;
 mod eval;
 mod experiment;
+mod explain;
+mod inspect;
 mod label;
 mod learn;
 mod merge;
@@ -58,6 +60,10 @@ pub enum Command {
     Tune(tune::TuneArgs),
     /// Reproduce the papers' experiments (NIPS 2008 synthetic data, EMNLP 2009 epochs).
     Experiment(experiment::ExperimentArgs),
+    /// Show the features that decided a document's label, in words, with their weights.
+    Explain(explain::ExplainArgs),
+    /// Describe a model: labels, training, pipeline and its strongest features per label.
+    Inspect(inspect::InspectArgs),
     /// List the ready models built in (for -m NAME): topics, spam, sentiment.
     Models,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -98,6 +104,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Tune(args) => tune::run(args, &ui),
         Command::Learn(args) => learn::run(args, &ui),
         Command::Merge(args) => merge::run(args, &ui),
+        Command::Explain(args) => explain::run(args, &ui),
+        Command::Inspect(args) => inspect::run(args, &ui),
         Command::Models => models::run(),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args, &ui),

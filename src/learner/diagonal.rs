@@ -98,6 +98,23 @@ impl DiagonalLearner {
         &self.params
     }
 
+    /// Every label's weight for one feature, as (mean, variance): what a label's score gains
+    /// per unit of the feature, and how sure the model is of it. In the binary formulation
+    /// label 0 scores a constant 0, so its weight is (0, 0).
+    pub fn label_weights(&self, feature: usize) -> Vec<(f64, f64)> {
+        let mut out = Vec::with_capacity(self.labels);
+        if self.binary() {
+            out.push((0.0, 0.0));
+        }
+        self.weights.with_row(feature, |row| {
+            out.extend(
+                row.chunks_exact(2)
+                    .map(|pair| (f64::from(pair[0]), f64::from(pair[1]))),
+            )
+        });
+        out
+    }
+
     pub fn weights(&self) -> &WeightTable {
         &self.weights
     }

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::input::{Document, EmailHeaders};
 use filter::{AsciiToken, FilterConfig, TokenFilter};
-use hash::{bucket, token_hash, token_hash_bytes, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
+use hash::{bucket, ngram_hash, token_hash, token_hash_bytes, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
 use ngrams::Ngrams;
 use tokenizer::{Tokenizer, TokenizerConfig};
 use weighting::{ValueConfig, ValueKind};
@@ -151,13 +151,56 @@ impl PipelineConfig {
     }
 }
 
-/// The hash of `word` after every filter, or `None` when one drops it.
-fn filtered_hash(filters: &mut [Box<dyn TokenFilter>], word: &str, namespace: u8) -> Option<u64> {
+/// `word` after every filter, or `None` when one drops it.
+fn filtered<'a>(filters: &mut [Box<dyn TokenFilter>], word: &'a str) -> Option<Cow<'a, str>> {
     let mut token = Cow::Borrowed(word);
     for f in filters.iter_mut() {
         token = f.filter(token)?;
     }
-    Some(token_hash(namespace, &token))
+    Some(token)
+}
+
+/// The hash of `word` after every filter, or `None` when one drops it.
+fn filtered_hash(filters: &mut [Box<dyn TokenFilter>], word: &str, namespace: u8) -> Option<u64> {
+    filtered(filters, word).map(|token| token_hash(namespace, &token))
+}
+
+/// The address features of a mail's headers, in feature order: each sender's and recipient's
+/// full address, then every parent domain (`bob@mail.example.com` → `mail.example.com`,
+/// `example.com`).
+fn address_features(headers: &EmailHeaders) -> impl Iterator<Item = (u8, &str)> {
+    [(NS_FROM, &headers.from), (NS_TO, &headers.to)]
+        .into_iter()
+        .flat_map(|(namespace, addresses)| {
+            addresses.iter().flat_map(move |address| {
+                let domain = address.rsplit_once('@').map_or("", |(_, d)| d);
+                let domains = std::iter::successors(Some(domain), |d| {
+                    d.split_once('.').map(|(_, rest)| rest)
+                })
+                .take_while(|d| d.contains('.'));
+                std::iter::once(address.as_str())
+                    .chain(domains)
+                    .map(move |f| (namespace, f))
+            })
+        })
+}
+
+/// How a namespace's features are written for people (`subject:offer`, `from:example.com`).
+fn namespace_prefix(namespace: u8) -> &'static str {
+    match namespace {
+        NS_SUBJECT => "subject:",
+        NS_FROM => "from:",
+        NS_TO => "to:",
+        _ => "",
+    }
+}
+
+/// One feature of a document and the text it came from (a filtered token, the words of an
+/// n-gram joined by spaces, or a header feature with its prefix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedFeature {
+    pub bucket: u32,
+    pub text: String,
 }
 
 /// A built pipeline. Not shared between threads: each thread builds its own (stemming keeps a
@@ -299,16 +342,59 @@ impl Pipeline {
         self.tokens.clear();
         self.push_tokens(&headers.subject, NS_SUBJECT);
         self.grams.extend_from_slice(&self.tokens);
-        for (namespace, addresses) in [(NS_FROM, &headers.from), (NS_TO, &headers.to)] {
-            for address in addresses {
-                self.grams.push(token_hash(namespace, address));
-                let mut domain = address.rsplit_once('@').map_or("", |(_, d)| d);
-                while domain.contains('.') {
-                    self.grams.push(token_hash(namespace, domain));
-                    domain = domain.split_once('.').map_or("", |(_, rest)| rest);
-                }
+        self.grams.extend(
+            address_features(headers).map(|(namespace, feature)| token_hash(namespace, feature)),
+        );
+    }
+
+    /// The document's features with the text each came from, in the order of
+    /// [`Pipeline::buckets`] (same buckets, a test checks): for explanations and vocabularies,
+    /// so it takes the general path and allocates a string per feature.
+    pub fn trace(&mut self, doc: &Document) -> Vec<TracedFeature> {
+        let bits = self.config.hash_bits;
+        let mut out = Vec::new();
+        let mut push = |hash: u64, text: String| {
+            out.push(TracedFeature {
+                bucket: bucket(hash, bits),
+                text,
+            })
+        };
+        let body = self.traced_tokens(&doc.body, NS_BODY);
+        body.iter().for_each(|(h, t)| push(*h, t.clone()));
+        for n in 2..=self.config.max_ngram {
+            for w in body.windows(n) {
+                let hash = w[1..].iter().fold(w[0].0, |h, t| ngram_hash(h, t.0));
+                let words: Vec<&str> = w.iter().map(|(_, t)| t.as_str()).collect();
+                push(hash, words.join(" "));
             }
         }
+        if let (true, Some(headers)) = (self.config.email_headers, &doc.headers) {
+            for (hash, token) in self.traced_tokens(&headers.subject, NS_SUBJECT) {
+                push(hash, format!("{}{token}", namespace_prefix(NS_SUBJECT)));
+            }
+            for (namespace, feature) in address_features(headers) {
+                push(
+                    token_hash(namespace, feature),
+                    format!("{}{feature}", namespace_prefix(namespace)),
+                );
+            }
+        }
+        out
+    }
+
+    /// The filtered tokens of `text` with their hashes, within the token limit, by the general
+    /// path.
+    fn traced_tokens(&mut self, text: &str, namespace: u8) -> Vec<(u64, String)> {
+        let (limit, filters) = (self.config.max_tokens, &mut self.filters);
+        let mut out = Vec::new();
+        self.tokenizer.tokenize(text, &mut |word| {
+            if out.len() < limit {
+                if let Some(token) = filtered(filters, word) {
+                    out.push((token_hash(namespace, &token), token.into_owned()));
+                }
+            }
+        });
+        out
     }
 }
 
@@ -364,7 +450,47 @@ mod tests {
                 skipped_deep_parts: 0,
             };
             proptest::prop_assert_eq!(pipeline.buckets(&doc).to_vec(), general_buckets(&config, &text));
+            let traced: Vec<u32> = pipeline.trace(&doc).iter().map(|f| f.bucket).collect();
+            proptest::prop_assert_eq!(traced, general_buckets(&config, &text));
         }
+    }
+
+    #[test]
+    fn trace_gives_the_same_buckets_with_their_text() {
+        let mail = b"From: Bob <bob@mail.example.com>\nTo: x@y.org\nSubject: Cheap Offer\n\n\
+            The Shuttle's orbit, naive and na\xc3\xafve; the orbit again.\n";
+        let doc = parse_bytes(mail, DEFAULT_MAX_MIME_DEPTH).unwrap();
+        let mut stemmed = PipelineConfig {
+            max_ngram: 3,
+            ..PipelineConfig::default()
+        };
+        stemmed.filters.push(FilterConfig::Stem {
+            language: stem::StemLanguage::English,
+        });
+        for config in [PipelineConfig::default(), stemmed] {
+            let mut pipeline = Pipeline::new(&config).unwrap();
+            let buckets = pipeline.buckets(&doc).to_vec();
+            let traced = pipeline.trace(&doc);
+            let traced_buckets: Vec<u32> = traced.iter().map(|f| f.bucket).collect();
+            assert_eq!(traced_buckets, buckets);
+            let texts: Vec<&str> = traced.iter().map(|f| f.text.as_str()).collect();
+            for want in [
+                "subject:cheap",
+                "from:bob@mail.example.com",
+                "from:example.com",
+                "to:y.org",
+            ] {
+                assert!(texts.contains(&want), "{want} not in {texts:?}");
+            }
+            let orbit = bucket(token_hash(NS_BODY, "orbit"), config.hash_bits);
+            assert!(traced.contains(&TracedFeature {
+                bucket: orbit,
+                text: "orbit".into()
+            }));
+        }
+        let mut pipeline = Pipeline::new(&PipelineConfig::default()).unwrap();
+        let texts: Vec<String> = pipeline.trace(&doc).into_iter().map(|f| f.text).collect();
+        assert!(texts.contains(&"shuttle's orbit".to_string()), "{texts:?}");
     }
 
     #[test]

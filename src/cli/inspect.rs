@@ -1,0 +1,198 @@
+//! `cwtext inspect [MODEL]`: what a model is (labels, training statistics, pipeline, learner)
+//! and what it has learned (the features it is surest favour each label).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+
+use super::common::{load_model, vocabulary_of, Ui};
+use super::Outcome;
+use crate::explain::{strongest_features, LabelFeature};
+use crate::model::{LearnerConfig, Model};
+use crate::vocabulary::Vocabulary;
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext inspect                      # the default model (topics)
+  cwtext inspect spam --top 20
+  cwtext inspect news.cwm --label sci.space --format json
+
+Features are ranked per label by z = (μ of the label − μ of the next best label) / √(σ² + σ²):
+how many standard deviations the model is sure the feature favours the label. They are named
+by the words and bigrams training saw in their hash bucket when the model was trained with
+--keep-vocabulary, and by bucket number (#12345) otherwise.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct InspectArgs {
+    /// A model file or a built-in model's name (default: topics).
+    pub model: Option<PathBuf>,
+    /// Features listed per label.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Only this label's features.
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+    /// Verify the checksum of a model larger than 64 MiB too.
+    #[arg(long)]
+    pub verify: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let (model, name) = load_model(args.model.as_deref(), args.verify, ui)?;
+    let labels: Vec<usize> = match &args.label {
+        None => (0..model.labels().len()).collect(),
+        Some(l) => vec![model.labels().iter().position(|m| m == l).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{name} has no label {l:?}; its labels are {}",
+                model.labels().join(", ")
+            )
+        })?],
+    };
+    let vocabulary = vocabulary_of(&model, &name)?;
+    let features = strongest_features(&model, vocabulary.as_deref(), args.top);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        Format::Text => write_text(
+            &mut out,
+            &model,
+            &name,
+            vocabulary.as_deref(),
+            &labels,
+            &features,
+        )?,
+        Format::Json => {
+            let value = json!({
+                "model": name,
+                "cwtext_version": model.header.cwtext_version,
+                "encoding": model.header.encoding,
+                "labels": model.labels(),
+                "training": model.header.training,
+                "learner": model.header.learner,
+                "pipeline": summarised(serde_json::to_value(model.pipeline())?),
+                "probability_scale": model.header.probability_scale,
+                "vocabulary_buckets": vocabulary.as_ref().map(|v| v.len()),
+                "features": labels.iter().map(|&l| json!({
+                    "label": model.labels()[l],
+                    "strongest": features[l].iter().map(|f| json!({
+                        "feature": f.feature,
+                        "texts": f.texts,
+                        "mean": f.weight.0,
+                        "sigma": f.weight.1.sqrt(),
+                        "z": f.confidence,
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{value}")?;
+        }
+    }
+    out.flush()?;
+    Ok(Outcome::Success)
+}
+
+/// The pipeline for people: long lists (stop words) and long strings become their size.
+fn summarised(value: Value) -> Value {
+    match value {
+        Value::Array(items) if items.len() > 12 => json!(format!("({} items)", items.len())),
+        Value::String(s) if s.len() > 200 => json!(format!("({} bytes)", s.len())),
+        Value::Array(items) => Value::Array(items.into_iter().map(summarised).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, summarised(v))).collect())
+        }
+        other => other,
+    }
+}
+
+fn write_text(
+    out: &mut impl Write,
+    model: &Model,
+    name: &str,
+    vocabulary: Option<&Vocabulary>,
+    labels: &[usize],
+    features: &[Vec<LabelFeature>],
+) -> anyhow::Result<()> {
+    let h = &model.header;
+    let t = &h.training;
+    writeln!(out, "model              {name}")?;
+    writeln!(
+        out,
+        "weights            {} buckets + bias, {:?} on disk, written by cwtext {}",
+        h.pipeline.buckets(),
+        h.encoding,
+        h.cwtext_version
+    )?;
+    let accuracy: Vec<String> = t.epoch_accuracy.iter().map(|a| format!("{a:.4}")).collect();
+    writeln!(
+        out,
+        "training           {} documents ({} skipped), {} epochs, seed {}, {} distinct features",
+        t.documents, t.skipped, t.epochs, t.seed, t.distinct_features
+    )?;
+    writeln!(out, "online accuracy    {} (per epoch)", accuracy.join(" "))?;
+    let LearnerConfig::Cw(learner) = &h.learner;
+    writeln!(
+        out,
+        "learner            {}",
+        serde_json::to_string(learner)?
+    )?;
+    writeln!(
+        out,
+        "pipeline           {}",
+        summarised(serde_json::to_value(&h.pipeline)?)
+    )?;
+    writeln!(
+        out,
+        "probability scale  {} ({})",
+        h.probability_scale,
+        if h.probability_scale == 1.0 {
+            "not calibrated"
+        } else {
+            "fitted on held-out documents"
+        }
+    )?;
+    match vocabulary {
+        Some(v) => writeln!(out, "vocabulary         texts for {} buckets", v.len())?,
+        None => writeln!(
+            out,
+            "vocabulary         none (train --keep-vocabulary names features; here they are bucket numbers)"
+        )?,
+    }
+    writeln!(out, "labels             {}", model.labels().len())?;
+    for (label, n) in model.labels().iter().zip(&t.label_documents) {
+        writeln!(out, "  {label:<30} {n:>7} training documents")?;
+    }
+    for &l in labels {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}: strongest features      z      μ ± σ",
+            model.labels()[l]
+        )?;
+        for f in &features[l] {
+            let text = if f.texts.is_empty() {
+                format!("#{}", f.feature)
+            } else {
+                f.texts.join(" | ")
+            };
+            writeln!(
+                out,
+                "  {:<26} {:>6.2}  {:+.3} ± {:.3}",
+                text,
+                f.confidence,
+                f.weight.0,
+                f.weight.1.sqrt()
+            )?;
+        }
+    }
+    Ok(())
+}

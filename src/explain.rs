@@ -1,0 +1,184 @@
+//! Why a document got its label, and what a model has learned, in words.
+//!
+//! A label's score is a sum over the document's features, sᵧ = Σⱼ xⱼ μⱼᵧ, so the margin of
+//! the predicted label y over the runner-up r splits exactly into one term per feature,
+//! xⱼ (μⱼᵧ − μⱼᵣ). [`explain`] ranks those terms and names each feature by the document's own
+//! text (traced through the pipeline, so no vocabulary is needed); a model trained with
+//! `--keep-vocabulary` also says what else training saw in the same hash bucket.
+//! [`strongest_features`] ranks a model's features for each label by how sure the model is
+//! that they favour it.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::input::Document;
+use crate::model::Model;
+use crate::pipeline::Pipeline;
+use crate::vocabulary::Vocabulary;
+
+/// How the bias feature (each label's prior) is named.
+pub const BIAS: &str = "(bias: the label's prior)";
+
+/// One feature's part in the margin of the predicted label over the runner-up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contribution {
+    /// The feature's index (a hash bucket, or the bias).
+    pub feature: u32,
+    /// The document's texts behind the feature (several when they share a bucket).
+    pub texts: Vec<String>,
+    /// The feature's value in the document (after weighting and normalisation).
+    pub value: f64,
+    /// value × (μ of the label − μ of the runner-up): positive favours the label.
+    pub contribution: f64,
+    /// (mean, variance) of the feature's weight for the predicted label.
+    pub label_weight: (f64, f64),
+    /// (mean, variance) for the runner-up.
+    pub runner_up_weight: (f64, f64),
+    /// Other texts training saw in this bucket (only with a kept vocabulary), and how many
+    /// distinct texts in all.
+    pub also: Vec<String>,
+    pub distinct: Option<usize>,
+}
+
+/// Why the best label beat the runner-up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    pub label: usize,
+    pub runner_up: usize,
+    /// Mean scores of the label and the runner-up: their difference is the sum of the
+    /// contributions.
+    pub label_score: f64,
+    pub runner_up_score: f64,
+    /// Every feature of the document, most favourable to the label first.
+    pub contributions: Vec<Contribution>,
+}
+
+/// Explains the prediction for `doc` (read from `path`, named in errors).
+pub fn explain(
+    model: &Model,
+    vocabulary: Option<&Vocabulary>,
+    pipeline: &mut Pipeline,
+    doc: &Document,
+    path: &Path,
+) -> Result<Explanation> {
+    let x = crate::train::featurize_document(pipeline, doc, path)?;
+    if model.labels().len() < 2 {
+        return Err(Error::InvalidSetting(
+            "a model with one label has nothing to explain".into(),
+        ));
+    }
+    let scores = model.scores(&x);
+    let label = crate::learner::argmax(&scores);
+    let mut others = scores.clone();
+    others[label] = f64::NEG_INFINITY;
+    let runner_up = crate::learner::argmax(&others);
+    let mut texts: fxhash::FxHashMap<u32, Vec<String>> = Default::default();
+    for f in pipeline.trace(doc) {
+        let at = texts.entry(f.bucket).or_default();
+        if !at.contains(&f.text) {
+            at.push(f.text);
+        }
+    }
+    let bias = model.pipeline().buckets() as u32;
+    let mut contributions: Vec<Contribution> = x
+        .indices()
+        .iter()
+        .zip(x.data())
+        .map(|(&j, &value)| {
+            let weights = model.learner.label_weights(j as usize);
+            let (value, (mu_y, _), (mu_r, _)) =
+                (f64::from(value), weights[label], weights[runner_up]);
+            let texts = if j == bias {
+                vec![BIAS.to_string()]
+            } else {
+                texts.remove(&j).unwrap_or_default()
+            };
+            let seen = vocabulary.and_then(|v| v.get(j));
+            Contribution {
+                feature: j,
+                also: seen.map_or_else(Vec::new, |s| {
+                    s.texts
+                        .iter()
+                        .filter(|t| !texts.contains(t))
+                        .cloned()
+                        .collect()
+                }),
+                distinct: seen.map(|s| s.distinct),
+                texts,
+                value,
+                contribution: value * (mu_y - mu_r),
+                label_weight: weights[label],
+                runner_up_weight: weights[runner_up],
+            }
+        })
+        .collect();
+    contributions.sort_by(|a, b| {
+        b.contribution
+            .total_cmp(&a.contribution)
+            .then(a.feature.cmp(&b.feature))
+    });
+    Ok(Explanation {
+        label,
+        runner_up,
+        label_score: scores[label],
+        runner_up_score: scores[runner_up],
+        contributions,
+    })
+}
+
+/// A feature that favours one label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelFeature {
+    pub feature: u32,
+    /// (mean, variance) of its weight for the label.
+    pub weight: (f64, f64),
+    /// z = (μᵧ − μₗ) / √(Σᵧ + Σₗ) against the label l with the next highest mean: the model
+    /// is Φ(z) sure that the feature favours y over every other label's best.
+    pub confidence: f64,
+    /// What training saw in the bucket (with a kept vocabulary; most frequent first).
+    pub texts: Vec<String>,
+}
+
+/// For every label, the `n` features the model is surest favour it: ranked by z (see
+/// [`LabelFeature::confidence`]), positive only, the bias left out. Only the label with a
+/// feature's highest mean can have a positive z, so one pass over the table serves all labels.
+pub fn strongest_features(
+    model: &Model,
+    vocabulary: Option<&Vocabulary>,
+    n: usize,
+) -> Vec<Vec<LabelFeature>> {
+    let mut best: Vec<Vec<LabelFeature>> = vec![Vec::new(); model.labels().len()];
+    for j in 0..model.pipeline().buckets() {
+        let weights = model.learner.label_weights(j);
+        let mut order: Vec<usize> = (0..weights.len()).collect();
+        order.sort_by(|&a, &b| weights[b].0.total_cmp(&weights[a].0).then(a.cmp(&b)));
+        let (Some(&label), Some(&next)) = (order.first(), order.get(1)) else {
+            continue;
+        };
+        let ((mu, var), (mu_l, var_l)) = (weights[label], weights[next]);
+        let spread = (var + var_l).sqrt();
+        let z = (mu - mu_l) / spread;
+        if spread > 0.0 && z > 0.0 && z.is_finite() {
+            best[label].push(LabelFeature {
+                feature: j as u32,
+                weight: (mu, var),
+                confidence: z,
+                texts: Vec::new(),
+            });
+        }
+    }
+    for features in &mut best {
+        features.sort_by(|a, b| {
+            b.confidence
+                .total_cmp(&a.confidence)
+                .then(a.feature.cmp(&b.feature))
+        });
+        features.truncate(n);
+        if let Some(v) = vocabulary {
+            for f in features.iter_mut() {
+                f.texts = v.get(f.feature).map_or_else(Vec::new, |s| s.texts.to_vec());
+            }
+        }
+    }
+    best
+}
