@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use super::stem::{Stem, StemLanguage};
-use super::stopwords::StopWords;
+pub use super::stopwords::StopWords;
 use crate::error::{Error, Result};
 
 /// A filter maps a token to its replacement, or drops it with `None`.
@@ -14,16 +14,35 @@ use crate::error::{Error, Result};
 pub trait TokenFilter: Send {
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>>;
 
-    /// Whether [`TokenFilter::filter_ascii`] implements this filter. When every filter of a
-    /// pipeline has, ASCII tokens skip the general path (no allocation, no cache).
-    fn has_ascii_form(&self) -> bool {
-        false
+    /// The same filter on ASCII tokens held in [`AsciiToken`]s, if it has one. When every
+    /// filter of a pipeline has, ASCII tokens skip the general path (no allocation, no cache).
+    fn ascii_form(&self) -> Option<AsciiFilter> {
+        None
     }
+}
 
-    /// The same filter on an ASCII token, changed in place; false drops it. Only called when
-    /// [`TokenFilter::has_ascii_form`] is true.
-    fn filter_ascii(&mut self, _token: &mut AsciiToken) -> bool {
-        true
+/// The byte-level form of a filter, for ASCII tokens. An enum rather than a trait object: the
+/// token loop matches on it and each arm is inlined, where a virtual call per token and filter
+/// cost more than the filters' work.
+#[derive(Clone)]
+pub enum AsciiFilter {
+    Lowercase,
+    MaxLength(usize),
+    StopWords(StopWords),
+}
+
+impl AsciiFilter {
+    /// Applies the filter to `token` in place; false drops the token.
+    #[inline]
+    pub fn apply(&self, token: &mut AsciiToken) -> bool {
+        match self {
+            AsciiFilter::Lowercase => {
+                token.lowercase();
+                true
+            }
+            AsciiFilter::MaxLength(chars) => token.len() <= *chars,
+            AsciiFilter::StopWords(words) => !words.contains_ascii(token),
+        }
     }
 }
 
@@ -57,30 +76,36 @@ impl AsciiToken {
     /// Holds `token` instead; false (and unchanged) when it is too long or not ASCII.
     #[inline]
     pub fn set(&mut self, token: &str) -> bool {
-        let len = token.len();
+        let bytes = token.as_bytes();
+        let len = bytes.len();
         if len > Self::CAPACITY {
             return false;
         }
+        // Whole words by unaligned 8-byte loads, the tail by (overlapping) narrower ones:
+        // no byte loop and no memcpy call.
         let mut words = [0u64; Self::CAPACITY / 8];
-        let mut any = 0;
-        for (w, chunk) in words.iter_mut().zip(token.as_bytes().chunks(8)) {
-            // Assembled in a register, stored once.
-            *w = chunk
-                .iter()
-                .enumerate()
-                .fold(0, |w, (i, &b)| w | u64::from(b) << (8 * i));
-            any |= *w;
+        let full = len / 8;
+        for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         }
-        if any & 0x8080_8080_8080_8080 != 0 {
+        let tail = &bytes[full * 8..];
+        if !tail.is_empty() {
+            words[full] = load_short(tail);
+        }
+        if words.iter().fold(0, |any, w| any | w) & 0x8080_8080_8080_8080 != 0 {
             return false; // not ASCII
         }
-        // Only the words this token or the previous one used can be non-zero.
-        let n = len.div_ceil(8).max(self.len.div_ceil(8));
-        for (dst, src) in self.words[..n].iter_mut().zip(&words[..n]) {
-            *dst = *src;
-        }
+        self.words = words;
         self.len = len;
         true
+    }
+
+    /// Lowercases the token's ASCII letters, eight bytes at a time.
+    #[inline]
+    pub fn lowercase(&mut self) {
+        self.words_mut()
+            .iter_mut()
+            .for_each(|w| *w = lowercase_word(*w));
     }
 
     #[inline]
@@ -118,6 +143,30 @@ impl AsciiToken {
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(self.as_bytes()).expect("ASCII")
     }
+}
+
+/// 1 to 7 bytes as a little-endian word, zero above them: two loads of 4, 2 or 1 bytes that
+/// overlap in the middle (an overlapping byte is the same in both, so OR keeps it).
+#[inline]
+fn load_short(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!((1..8).contains(&n));
+    let (lo, hi, width) = if n >= 4 {
+        (
+            u32::from_le_bytes(b[..4].try_into().unwrap()) as u64,
+            u32::from_le_bytes(b[n - 4..].try_into().unwrap()) as u64,
+            4,
+        )
+    } else if n >= 2 {
+        (
+            u16::from_le_bytes(b[..2].try_into().unwrap()) as u64,
+            u16::from_le_bytes(b[n - 2..].try_into().unwrap()) as u64,
+            2,
+        )
+    } else {
+        (b[0] as u64, b[0] as u64, 1)
+    };
+    lo | hi << (8 * (n - width))
 }
 
 /// Lowercases the ASCII letters of eight bytes at once (SWAR): a byte gets 0x20 added when it
@@ -170,17 +219,8 @@ impl FilterConfig {
 pub struct Lowercase;
 
 impl TokenFilter for Lowercase {
-    fn has_ascii_form(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn filter_ascii(&mut self, token: &mut AsciiToken) -> bool {
-        token
-            .words_mut()
-            .iter_mut()
-            .for_each(|w| *w = lowercase_word(*w));
-        true
+    fn ascii_form(&self) -> Option<AsciiFilter> {
+        Some(AsciiFilter::Lowercase)
     }
 
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>> {
@@ -201,13 +241,8 @@ impl TokenFilter for Lowercase {
 pub struct MaxLength(pub usize);
 
 impl TokenFilter for MaxLength {
-    fn has_ascii_form(&self) -> bool {
-        true
-    }
-
-    #[inline]
-    fn filter_ascii(&mut self, token: &mut AsciiToken) -> bool {
-        token.len() <= self.0
+    fn ascii_form(&self) -> Option<AsciiFilter> {
+        Some(AsciiFilter::MaxLength(self.0))
     }
 
     fn filter<'a>(&mut self, token: Cow<'a, str>) -> Option<Cow<'a, str>> {
@@ -237,9 +272,29 @@ mod tests {
         for chunk in all.chunks(8).chain([&b"@AZ[`az{"[..], b"Hello, W"]) {
             let text = std::str::from_utf8(chunk).unwrap();
             let mut token = AsciiToken::new(text).unwrap();
-            Lowercase.filter_ascii(&mut token);
+            token.lowercase();
             assert_eq!(token.as_bytes(), text.to_ascii_lowercase().as_bytes());
         }
+    }
+
+    #[test]
+    fn tokens_of_every_length_load_exactly() {
+        let text = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:'";
+        let mut token = AsciiToken::empty();
+        // Long then short: nothing of the previous token may remain.
+        for len in (0..=AsciiToken::CAPACITY)
+            .rev()
+            .chain(0..=AsciiToken::CAPACITY)
+        {
+            let word = &text[..len];
+            assert!(token.set(word));
+            assert_eq!(token.as_bytes(), word.as_bytes(), "{len}");
+            let padded = bytemuck::bytes_of(&token.words);
+            assert!(padded[len..].iter().all(|&b| b == 0), "{len}");
+        }
+        assert!(!token.set(&"x".repeat(AsciiToken::CAPACITY + 1)));
+        assert!(!token.set("naïve"));
+        assert_eq!(token.as_bytes(), &text.as_bytes()[..AsciiToken::CAPACITY]);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::input::{Document, EmailHeaders};
-use filter::{AsciiToken, FilterConfig, TokenFilter};
+use filter::{AsciiFilter, AsciiToken, FilterConfig, TokenFilter};
 use hash::{bucket, ngram_hash, token_hash, token_hash_bytes, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
 use ngrams::Ngrams;
 use tokenizer::{Tokenizer, TokenizerConfig};
@@ -217,9 +217,9 @@ pub struct Pipeline {
     /// when a filter dropped them. Text repeats its words (Zipf), so most tokens are one
     /// lookup instead of lowercasing, stop-word lookup, stemming and hashing.
     cache: FxHashMap<Box<str>, Option<u64>>,
-    /// Every filter has a byte-level form for ASCII tokens (the default pipeline does; stemming
-    /// does not).
-    ascii_filters: bool,
+    /// The filters' byte-level forms for ASCII tokens, when every filter has one (the default
+    /// pipeline's do; stemming has none).
+    ascii_filters: Option<Vec<AsciiFilter>>,
     /// Whether the last document hit the token limit.
     truncated: bool,
 }
@@ -236,7 +236,7 @@ impl Pipeline {
             config.filters.iter().map(FilterConfig::build).collect();
         Ok(Pipeline {
             tokenizer: config.tokenizer.build(),
-            ascii_filters: filters.iter().all(|f| f.has_ascii_form()),
+            ascii_filters: filters.iter().map(|f| f.ascii_form()).collect(),
             filters,
             ngrams: Ngrams {
                 max_n: config.max_ngram,
@@ -301,19 +301,23 @@ impl Pipeline {
         let tokens = &mut self.tokens;
         let filters = &mut self.filters;
         let cache = &mut self.cache;
-        let ascii_filters = self.ascii_filters;
+        let ascii_filters = self.ascii_filters.as_deref();
         let mut token = AsciiToken::empty();
         self.tokenizer.tokenize(text, &mut |word| {
             if tokens.len() >= limit {
                 *truncated = true;
                 return;
             }
-            let hash = if ascii_filters && token.set(word) {
+            let fast = match ascii_filters {
+                Some(stages) if token.set(word) => Some(stages),
+                _ => None,
+            };
+            let hash = if let Some(stages) = fast {
                 // The fast path: the filters on a reused stack buffer, no allocation, no
                 // lookup; it gives the same hashes as the general path (tested).
-                filters
-                    .iter_mut()
-                    .all(|f| f.filter_ascii(&mut token))
+                stages
+                    .iter()
+                    .all(|f| f.apply(&mut token))
                     .then(|| token_hash_bytes(namespace, token.as_bytes()))
             } else if namespace == NS_BODY {
                 match cache.get(word) {

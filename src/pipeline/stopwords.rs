@@ -6,7 +6,7 @@ use std::path::Path;
 
 use fxhash::FxHashSet;
 
-use super::filter::{AsciiToken, TokenFilter};
+use super::filter::{AsciiFilter, AsciiToken, TokenFilter};
 use crate::error::{Error, Result};
 
 /// The built-in lists, by name.
@@ -50,6 +50,7 @@ pub fn load(name_or_path: &str) -> Result<Vec<String>> {
 }
 
 /// Drops the words of a list (compare after lowercasing: put `Lowercase` first).
+#[derive(Clone)]
 pub struct StopWords {
     words: FxHashSet<String>,
     /// The words of at most 15 bytes packed into integers ([`AsciiToken::packed`]), for ASCII
@@ -74,6 +75,7 @@ impl StopWords {
 /// quarter full, so a lookup is one multiply and usually one comparison. Hand-written because
 /// a general hash set hashes the 16 bytes and probes in groups, which made stop words the most
 /// expensive stage of the ASCII pipeline.
+#[derive(Clone)]
 struct PackedSet {
     slots: Vec<u128>,
     shift: u32,
@@ -124,18 +126,21 @@ impl TokenFilter for StopWords {
         (!self.words.contains(token.as_ref())).then_some(token)
     }
 
-    fn has_ascii_form(&self) -> bool {
-        true
+    fn ascii_form(&self) -> Option<AsciiFilter> {
+        Some(AsciiFilter::StopWords(self.clone()))
     }
+}
 
+impl StopWords {
+    /// Whether the ASCII `token` is a stop word.
     #[inline]
-    fn filter_ascii(&mut self, token: &mut AsciiToken) -> bool {
-        if token.as_bytes().len() > self.longest {
-            return true;
+    pub fn contains_ascii(&self, token: &AsciiToken) -> bool {
+        if token.len() > self.longest {
+            return false;
         }
         match token.packed() {
-            Some(key) => !self.packed.contains(key),
-            None => !self.words.contains(token.as_str()),
+            Some(key) => self.packed.contains(key),
+            None => self.words.contains(token.as_str()),
         }
     }
 }
@@ -153,12 +158,12 @@ mod tests {
         assert!(f.filter(Cow::Borrowed("don't")).is_none());
         assert!(f.filter(Cow::Borrowed("space")).is_some());
         for word in &words {
-            let mut token = AsciiToken::new(word).unwrap();
-            assert!(!f.filter_ascii(&mut token), "{word}");
+            let token = AsciiToken::new(word).unwrap();
+            assert!(f.contains_ascii(&token), "{word}");
         }
         for word in ["space", "thee", "th", "", "abcdefghijklmnopq", "doesn"] {
-            let mut token = AsciiToken::new(word).unwrap();
-            assert!(f.filter_ascii(&mut token), "{word}");
+            let token = AsciiToken::new(word).unwrap();
+            assert!(!f.contains_ascii(&token), "{word}");
         }
     }
 

@@ -57,12 +57,10 @@ pub fn ascii_words<'a>(text: &'a str, mut sink: impl FnMut(&'a str)) {
             continue;
         }
         let start = i;
-        let mut alnum = CLASS[bytes[i] as usize] & (LETTER | DIGIT) != 0;
         i += 1;
         while i < n {
             let c = CLASS[bytes[i] as usize];
             if c & CORE != 0 {
-                alnum |= c & (LETTER | DIGIT) != 0;
                 i += 1;
             } else if i + 1 < n && joins(bytes[i - 1], c, bytes[i + 1]) {
                 i += 2;
@@ -70,7 +68,10 @@ pub fn ascii_words<'a>(text: &'a str, mut sink: impl FnMut(&'a str)) {
                 break;
             }
         }
-        if alnum {
+        // Almost every word starts with a letter or digit; only one that starts with `_` needs
+        // a second look for one (a run of `_` alone is not a word).
+        let alnum = |b: &u8| CLASS[*b as usize] & (LETTER | DIGIT) != 0;
+        if alnum(&bytes[start]) || bytes[start..i].iter().any(alnum) {
             sink(&text[start..i]);
         }
     }
