@@ -200,7 +200,11 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
     header.training = training;
     header.probability_scale = scale;
     header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();
-    Ok(Model { header, learner })
+    Ok(Model {
+        header,
+        learner,
+        file_crc: None,
+    })
 }
 
 #[cfg(test)]

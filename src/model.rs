@@ -141,10 +141,20 @@ pub struct Prediction {
 }
 
 /// A trained model: header and learner.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Model {
     pub header: ModelHeader,
     pub learner: DiagonalLearner,
+    /// The CRC-32 stored in the file the model was read from (see [`Model::fingerprint`]).
+    pub file_crc: Option<u32>,
+}
+
+/// Two models are equal when their header and weights are; where they were read from is not
+/// part of it (the CRC follows from the bytes, which follow from header and weights).
+impl PartialEq for Model {
+    fn eq(&self, other: &Self) -> bool {
+        self.header == other.header && self.learner == other.learner
+    }
 }
 
 impl Model {
@@ -154,6 +164,13 @@ impl Model {
 
     pub fn pipeline(&self) -> &PipelineConfig {
         &self.header.pipeline
+    }
+
+    /// The model's identity: the CRC-32 its file stores in its last 4 bytes, read when it was
+    /// parsed (free even for a memory-mapped model whose checksum is not verified). None for a
+    /// model built in memory; a parsed model changed in memory keeps the CRC of its file.
+    pub fn fingerprint(&self) -> Option<u32> {
+        self.file_crc
     }
 
     /// Mean scores of every label.
@@ -326,12 +343,17 @@ impl Model {
         params
             .check_labels(labels)
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
+        let file_crc = Some(u32::from_le_bytes(all[expected - 4..].try_into().unwrap()));
         let half = header.encoding == WeightEncoding::F16;
         let table = WeightTable::view(header.features, blocks, bytes, start, half)
             .expect("size checked above");
         let learner = DiagonalLearner::from_weights(params, labels, table)
             .expect("blocks computed from the same settings");
-        Ok(Model { learner, header })
+        Ok(Model {
+            learner,
+            header,
+            file_crc,
+        })
     }
 
     /// Reads a model file to change or combine it (learn, merge, resume): the checksum is
@@ -434,6 +456,7 @@ mod tests {
                 probability_scale: 1.0,
             },
             learner,
+            file_crc: None,
         }
     }
 
@@ -443,6 +466,22 @@ mod tests {
         let bytes = m.to_bytes();
         assert_eq!(Model::from_bytes(&bytes, Path::new("m")).unwrap(), m);
         assert_eq!(bytes.len() % 4, 0);
+    }
+
+    #[test]
+    fn fingerprint_is_the_crc_in_the_last_four_bytes() {
+        let m = model(WeightEncoding::F32);
+        assert_eq!(m.fingerprint(), None);
+        let bytes = m.to_bytes();
+        let (body, tail) = bytes.split_at(bytes.len() - 4);
+        let parsed = Model::from_bytes(&bytes, Path::new("m")).unwrap();
+        assert_eq!(parsed.fingerprint(), Some(crc32fast::hash(body)));
+        assert_eq!(
+            parsed.fingerprint(),
+            Some(u32::from_le_bytes(tail.try_into().unwrap()))
+        );
+        let other = Model::from_bytes(&model(WeightEncoding::F16).to_bytes(), Path::new("m"));
+        assert_ne!(other.unwrap().fingerprint(), parsed.fingerprint());
     }
 
     #[test]

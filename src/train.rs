@@ -256,6 +256,7 @@ impl Trainer {
                 probability_scale: 1.0,
             },
             learner: self.learner,
+            file_crc: None,
         }
     }
 }

@@ -8,6 +8,7 @@ mod experiment;
 mod label;
 mod learn;
 mod merge;
+mod search;
 mod train;
 mod tune;
 
@@ -44,8 +45,11 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Label documents (files or standard input) with per-label probabilities.
     Classify(classify::ClassifyArgs),
-    /// Label every file below a directory, optionally copying or moving each into DEST/<label>/.
+    /// Label every file below a directory, optionally copying or moving each into DEST/<label>/
+    /// and archiving it in a search index (--index).
     Label(label::LabelArgs),
+    /// Search an archive written by `label --index`, by words, label and confidence.
+    Search(search::SearchArgs),
     /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
     Eval(eval::EvalArgs),
     /// Apply corrections to a model in place: one update per labelled document.
@@ -85,6 +89,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Train(args) => train::run(args, &ui),
         Command::Classify(args) => classify::run(args, &ui),
         Command::Label(args) => label::run(args, &ui),
+        Command::Search(args) => search::run(args, &ui),
         Command::Eval(args) => eval::run(args, &ui),
         Command::Experiment(args) => experiment::run(args, &ui),
         Command::Tune(args) => tune::run(args, &ui),
