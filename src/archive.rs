@@ -39,9 +39,6 @@ pub const WRITER_HEAP_PER_THREAD: usize = 24 << 20;
 /// Indexing threads at most (tantivy's own cap is 8; more adds memory and little speed).
 pub const MAX_WRITER_THREADS: usize = 4;
 
-/// Subjects taken from the first line of a plain-text document are cut to this many characters.
-pub const MAX_SUBJECT_CHARS: usize = 200;
-
 /// One labelled document as the archive stores it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchivedDocument {
@@ -284,11 +281,13 @@ impl Archive {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader()?.searcher();
-        let top = TopDocs::with_limit(request.top.max(1)).order_by_score();
+        // Never more than there are documents: the collector reserves room for its limit.
+        let limit = request.top.min(searcher.num_docs() as usize).max(1);
+        let top = TopDocs::with_limit(limit).order_by_score();
         let (top_docs, label_counts) = searcher
             .search(&query, &(top, LabelCounts))
             .map_err(|e| fail(&self.path, e))?;
-        let mut hits = Vec::with_capacity(request.top);
+        let mut hits = Vec::with_capacity(limit);
         for (score, address) in top_docs.into_iter().take(request.top) {
             let doc: TantivyDocument = searcher.doc(address).map_err(|e| fail(&self.path, e))?;
             hits.push(Hit {
@@ -488,27 +487,6 @@ fn fail(path: &Path, e: TantivyError) -> Error {
     archive_error(path, ArchiveError::Index(e.to_string()))
 }
 
-/// The subject to store for a document: the mail subject, else the first non-empty line, cut
-/// to [`MAX_SUBJECT_CHARS`] characters at a word boundary when there is one.
-pub fn subject_of(headers_subject: Option<&str>, body: &str) -> String {
-    if let Some(s) = headers_subject.map(str::trim).filter(|s| !s.is_empty()) {
-        return s.to_string();
-    }
-    let line = body
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default();
-    match line.char_indices().nth(MAX_SUBJECT_CHARS) {
-        None => line.to_string(),
-        Some((cut, _)) => {
-            let head = &line[..cut];
-            let head = head.rfind(char::is_whitespace).map_or(head, |i| &head[..i]);
-            format!("{}…", head.trim_end())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -613,6 +591,9 @@ mod tests {
         );
         assert_eq!(archive.search(&request("orbit")).unwrap().total(), 3);
         assert_eq!(archive.search(&request("")).unwrap().total(), 3);
+        let mut all = request("*");
+        all.top = usize::MAX;
+        assert_eq!(archive.search(&all).unwrap().hits.len(), 3);
         assert_eq!(
             archive.search(&request("nothingmatches")).unwrap().total(),
             0
@@ -673,6 +654,10 @@ mod tests {
         let r = archive.search(&request("lunar")).unwrap();
         assert_eq!(r.hits.len(), 1);
         assert_same(&r.hits[0].document, &relabelled);
+        assert_eq!(
+            archive.search(&request("*")).unwrap().label_counts,
+            BTreeMap::from([("hockey".to_string(), 2), ("space".to_string(), 1)])
+        );
         // Reopened from disk, the same.
         let again = Archive::open(archive.path()).unwrap();
         assert_eq!(again.len().unwrap(), 3);
@@ -719,24 +704,5 @@ mod tests {
         let _w = archive.writer(1).unwrap();
         let e = archive.writer(1).unwrap_err().to_string();
         assert!(e.contains("another cwtext is writing"), "{e}");
-    }
-
-    #[test]
-    fn subjects_come_from_mail_or_the_first_line() {
-        assert_eq!(subject_of(Some(" Re: orbit "), "body"), "Re: orbit");
-        assert_eq!(
-            subject_of(Some(""), "\n\n  first line \nsecond"),
-            "first line"
-        );
-        assert_eq!(subject_of(None, ""), "");
-        let long = "word ".repeat(100);
-        let s = subject_of(None, &long);
-        assert!(s.ends_with("word…"), "{s}");
-        assert!(s.chars().count() <= MAX_SUBJECT_CHARS + 1);
-        let wide = "é".repeat(300);
-        assert_eq!(
-            subject_of(None, &wide).chars().count(),
-            MAX_SUBJECT_CHARS + 1
-        );
     }
 }

@@ -13,6 +13,9 @@ use crate::pipeline::Pipeline;
 use crate::probability::Method;
 use crate::train::featurize_document;
 
+/// Subjects taken from the first line of a plain-text document are cut to this many characters.
+pub const MAX_SUBJECT_CHARS: usize = 200;
+
 /// The readable text of a classified document, kept for the search archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentText {
@@ -24,8 +27,7 @@ pub struct DocumentText {
 
 impl DocumentText {
     pub fn of(doc: Document) -> DocumentText {
-        let subject =
-            crate::archive::subject_of(doc.headers.as_ref().map(|h| h.subject.as_str()), &doc.body);
+        let subject = subject_of(doc.headers.as_ref().map(|h| h.subject.as_str()), &doc.body);
         DocumentText {
             subject,
             body: doc.body,
@@ -81,4 +83,49 @@ fn classify_each<T: Send>(
             },
         )
         .collect())
+}
+
+/// The subject to store for a document: the mail subject, else the first non-empty line, cut
+/// to [`MAX_SUBJECT_CHARS`] characters at a word boundary when there is one.
+pub fn subject_of(headers_subject: Option<&str>, body: &str) -> String {
+    if let Some(s) = headers_subject.map(str::trim).filter(|s| !s.is_empty()) {
+        return s.to_string();
+    }
+    let line = body
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    match line.char_indices().nth(MAX_SUBJECT_CHARS) {
+        None => line.to_string(),
+        Some((cut, _)) => {
+            let head = &line[..cut];
+            let head = head.rfind(char::is_whitespace).map_or(head, |i| &head[..i]);
+            format!("{}…", head.trim_end())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_come_from_mail_or_the_first_line() {
+        assert_eq!(subject_of(Some(" Re: orbit "), "body"), "Re: orbit");
+        assert_eq!(
+            subject_of(Some(""), "\n\n  first line \nsecond"),
+            "first line"
+        );
+        assert_eq!(subject_of(None, ""), "");
+        let long = "word ".repeat(100);
+        let s = subject_of(None, &long);
+        assert!(s.ends_with("word…"), "{s}");
+        assert!(s.chars().count() <= MAX_SUBJECT_CHARS + 1);
+        let wide = "é".repeat(300);
+        assert_eq!(
+            subject_of(None, &wide).chars().count(),
+            MAX_SUBJECT_CHARS + 1
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! End-to-end tests of the search archive: `cwtext label DIR --index IDX` then `cwtext search`,
 //! on the real binary and the committed fixtures (`tests/fixtures/`), with the embedded default
 //! model (20 Newsgroups), so no training is needed.
+#![cfg(feature = "archive")]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -414,4 +415,26 @@ fn non_archives_and_bad_queries_are_refused_by_name() {
         assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
         assert_no_panic(&out);
     }
+}
+
+#[test]
+fn help_shows_search_examples_and_the_index_option() {
+    let out = cwtext().args(["search", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let help = stdout(&out);
+    for want in [
+        "Examples:",
+        "--max-prob",
+        "--label",
+        "joined by AND",
+        "\"matches\"",
+    ] {
+        assert!(help.contains(want), "{want}: {help}");
+    }
+    let out = cwtext().args(["label", "--help"]).output().unwrap();
+    let help = stdout(&out);
+    assert!(help.contains("--index <IDX>"), "{help}");
+    assert!(help.contains("cwtext search"), "{help}");
+    let out = cwtext().arg("--help").output().unwrap();
+    assert!(stdout(&out).contains("search"), "{}", stdout(&out));
 }

@@ -4,15 +4,15 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
+use super::archiving::Archiving;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
-use crate::archive::{Archive, ArchiveWriter, ArchivedDocument};
 use crate::batch::{classify_files, classify_files_keeping_text, DocumentText};
 use crate::corpus::list_files;
 use crate::model::{Model, Prediction};
@@ -85,15 +85,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let list = list_files(&args.dir, &args.filter.build()?)?;
     // Opened before any work, so that a bad index path fails fast.
     let mut archive = match &args.index {
-        Some(path) => {
-            let archive = Archive::open_or_create(path)?;
-            let writer = archive.writer(rayon::current_num_threads())?;
-            Some(Archiving {
-                writer,
-                model: model_identity(&model, &args.model),
-                index: path.clone(),
-            })
-        }
+        Some(path) => Some(Archiving::open(path, &model, &args.model)?),
         None => None,
     };
     list.warnings.iter().for_each(|w| ui.warn(w));
@@ -172,9 +164,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let indexed = match archive {
         Some(a) => {
             progress.set_message("indexing");
-            let added = a.writer.added();
-            a.writer.commit()?;
-            Some(format!("indexed {added} files in {}", a.index.display()))
+            Some(a.commit()?)
         }
         None => None,
     };
@@ -209,57 +199,4 @@ fn classify_chunk(
             .map(|r| r.map(|p| (p, None)))
             .collect()
     })
-}
-
-/// The open index of `label --index`.
-struct Archiving {
-    writer: ArchiveWriter,
-    /// What every document records as the model that labelled it.
-    model: String,
-    index: PathBuf,
-}
-
-impl Archiving {
-    fn add(
-        &mut self,
-        model: &Model,
-        path: &Path,
-        p: &Prediction,
-        text: DocumentText,
-    ) -> anyhow::Result<()> {
-        let dist = &p.distribution;
-        let mut order: Vec<usize> = (0..dist.probabilities.len()).collect();
-        order.sort_by(|&a, &b| dist.probabilities[b].total_cmp(&dist.probabilities[a]));
-        // Absolute, so that labelling the same files again from elsewhere finds their entries.
-        let key = std::fs::canonicalize(path)
-            .or_else(|_| std::path::absolute(path))
-            .unwrap_or_else(|_| path.to_path_buf());
-        self.writer.upsert(&ArchivedDocument {
-            path: key.to_string_lossy().into_owned(),
-            subject: text.subject,
-            body: text.body,
-            label: model.labels()[p.label].clone(),
-            probability: dist.probabilities[p.label],
-            probabilities: order
-                .into_iter()
-                .map(|i| (model.labels()[i].clone(), dist.probabilities[i]))
-                .collect(),
-            entropy: dist.entropy,
-            model: self.model.clone(),
-        })?;
-        Ok(())
-    }
-}
-
-/// `NAME crc32:XXXXXXXX`: which model labelled a document (the file name as given, or the
-/// embedded model's name, and the checksum that tells versions of one file apart).
-fn model_identity(model: &Model, arg: &ModelArg) -> String {
-    let name = arg.model.as_ref().map_or_else(
-        || super::common::DEFAULT_MODEL_NAME.to_string(),
-        |p| p.display().to_string(),
-    );
-    match model.fingerprint() {
-        Some(crc) => format!("{name} crc32:{crc:08x}"),
-        None => name,
-    }
 }

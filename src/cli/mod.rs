@@ -1,6 +1,7 @@
 //! The command-line layer: one module per subcommand, each an argument struct (clap) turned into
 //! validated settings and a `run`. Only this layer uses `anyhow`; `main.rs` just calls [`run`].
 
+mod archiving;
 mod classify;
 mod common;
 mod eval;
@@ -8,6 +9,7 @@ mod experiment;
 mod label;
 mod learn;
 mod merge;
+#[cfg(feature = "archive")]
 mod search;
 mod train;
 mod tune;
@@ -49,6 +51,7 @@ pub enum Command {
     /// and archiving it in a search index (--index).
     Label(label::LabelArgs),
     /// Search an archive written by `label --index`, by words, label and confidence.
+    #[cfg(feature = "archive")]
     Search(search::SearchArgs),
     /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
     Eval(eval::EvalArgs),
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Train(args) => train::run(args, &ui),
         Command::Classify(args) => classify::run(args, &ui),
         Command::Label(args) => label::run(args, &ui),
+        #[cfg(feature = "archive")]
         Command::Search(args) => search::run(args, &ui),
         Command::Eval(args) => eval::run(args, &ui),
         Command::Experiment(args) => experiment::run(args, &ui),
