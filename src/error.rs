@@ -28,6 +28,31 @@ pub enum Error {
     /// A corpus directory that cannot be trained or evaluated on.
     #[error("{}: {message}", path.display())]
     Corpus { path: PathBuf, message: String },
+    /// A search archive (`label --index`, `search`) that cannot be used.
+    #[error("{}: {kind}", path.display())]
+    Archive { path: PathBuf, kind: ArchiveError },
+}
+
+/// Why a search archive could not be opened, written or searched.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ArchiveError {
+    #[error(
+        "not a cwtext archive (no search index here; `cwtext label DIR --index IDX` makes one)"
+    )]
+    NotAnArchive,
+    #[error("not empty and not a cwtext archive: refusing to write an index into it")]
+    NotEmpty,
+    #[error("an index with another schema (not written by this version of cwtext)")]
+    OtherSchema,
+    #[error("another cwtext is writing to this archive")]
+    Locked,
+    #[error("bad query {query:?}: {reason}")]
+    Query { query: String, reason: String },
+    #[error("damaged archive: {0}")]
+    Damaged(String),
+    /// A failure inside the index library, with its own message.
+    #[error("{0}")]
+    Index(String),
 }
 
 /// Why a model file was refused.

@@ -10,10 +10,14 @@
 //! * [`probability`] turns the weight Gaussian into per-label probabilities;
 //! * [`model`] reads and writes the versioned model file;
 //! * [`corpus`], [`train`], [`metrics`] and [`route`] are the batch jobs the CLI runs;
+//! * `archive` keeps labelled documents in a full-text index (tantivy) for `label --index`
+//!   and `search` (the default cargo feature `archive`);
 //! * [`cli`] is the command-line layer: argument structs and one `run` per subcommand.
 //!
 //! `main.rs` only parses the arguments and dispatches to [`cli::run`].
 
+#[cfg(feature = "archive")]
+pub mod archive;
 pub mod batch;
 pub mod calibration;
 pub mod cli;

@@ -219,6 +219,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
         header,
         learner,
         vocabulary: None,
+        file_crc: None,
     };
     model.set_vocabulary(vocabulary);
     Ok(model)

@@ -197,12 +197,24 @@ pub struct Prediction {
 }
 
 /// A trained model: header, learner and, optionally, the vocabulary.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Model {
     pub header: ModelHeader,
     pub learner: DiagonalLearner,
     /// Set it with [`Model::set_vocabulary`], which keeps the header's length right.
     pub vocabulary: Option<KeptVocabulary>,
+    /// The CRC-32 stored in the file the model was read from (see [`Model::fingerprint`]).
+    pub file_crc: Option<u32>,
+}
+
+/// Two models are equal when their header, weights and vocabulary are; where they were read
+/// from is not part of it (the CRC follows from the bytes, which follow from the rest).
+impl PartialEq for Model {
+    fn eq(&self, other: &Self) -> bool {
+        self.header == other.header
+            && self.learner == other.learner
+            && self.vocabulary == other.vocabulary
+    }
 }
 
 impl Model {
@@ -230,6 +242,13 @@ impl Model {
     pub fn set_vocabulary(&mut self, vocabulary: Option<Vocabulary>) {
         self.vocabulary = vocabulary.map(|v| KeptVocabulary::Parsed(Arc::new(v)));
         self.header.vocabulary_bytes = 0;
+    }
+
+    /// The model's identity: the CRC-32 its file stores in its last 4 bytes, read when it was
+    /// parsed (free even for a memory-mapped model whose checksum is not verified). None for a
+    /// model built in memory; a parsed model changed in memory keeps the CRC of its file.
+    pub fn fingerprint(&self) -> Option<u32> {
+        self.file_crc
     }
 
     /// Mean scores of every label.
@@ -420,6 +439,7 @@ impl Model {
         params
             .check_labels(labels)
             .map_err(|e| fail(ModelError::Corrupted(e.to_string())))?;
+        let file_crc = Some(u32::from_le_bytes(all[expected - 4..].try_into().unwrap()));
         let half = header.encoding == WeightEncoding::F16;
         let vocabulary = (vocabulary_len > 0).then(|| KeptVocabulary::Stored {
             bytes: bytes.clone(),
@@ -434,6 +454,7 @@ impl Model {
             learner,
             header,
             vocabulary,
+            file_crc,
         })
     }
 
@@ -539,6 +560,7 @@ mod tests {
             },
             learner,
             vocabulary: None,
+            file_crc: None,
         }
     }
 
@@ -548,6 +570,22 @@ mod tests {
         let bytes = m.to_bytes();
         assert_eq!(Model::from_bytes(&bytes, Path::new("m")).unwrap(), m);
         assert_eq!(bytes.len() % 4, 0);
+    }
+
+    #[test]
+    fn fingerprint_is_the_crc_in_the_last_four_bytes() {
+        let m = model(WeightEncoding::F32);
+        assert_eq!(m.fingerprint(), None);
+        let bytes = m.to_bytes();
+        let (body, tail) = bytes.split_at(bytes.len() - 4);
+        let parsed = Model::from_bytes(&bytes, Path::new("m")).unwrap();
+        assert_eq!(parsed.fingerprint(), Some(crc32fast::hash(body)));
+        assert_eq!(
+            parsed.fingerprint(),
+            Some(u32::from_le_bytes(tail.try_into().unwrap()))
+        );
+        let other = Model::from_bytes(&model(WeightEncoding::F16).to_bytes(), Path::new("m"));
+        assert_ne!(other.unwrap().fingerprint(), parsed.fingerprint());
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub struct Corrections {
 /// Applies one update per (document, label), in order.
 pub fn learn(model: &mut Model, documents: &[(FeatureVector, String)]) -> Result<Corrections> {
     let mut report = Corrections::default();
+    // The model no longer matches the file it was read from.
+    model.file_crc = None;
     for (x, label) in documents {
         let index = match model.labels().iter().position(|l| l == label) {
             Some(i) => i,
@@ -72,6 +74,7 @@ mod tests {
             },
             learner: crate::learner::DiagonalLearner::new(params, dim, 2),
             vocabulary: None,
+            file_crc: None,
         };
         let x = FeatureVector::new(dim, vec![7, dim as u32 - 1], vec![1.0, 1.0]);
         let r = learn(

@@ -258,6 +258,7 @@ impl Trainer {
             },
             learner: self.learner,
             vocabulary: None,
+            file_crc: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `cwtext label DIR`: one line per file (path, label, probability), optionally routing each
-//! file into DEST/<label>/ (or DEST/_unsure/ below --min-prob).
+//! file into DEST/<label>/ (or DEST/_unsure/ below --min-prob) and archiving it in a search
+//! index (`--index IDX`, read by `cwtext search`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -9,10 +10,12 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
+use super::archiving::Archiving;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
-use crate::batch::classify_files;
+use crate::batch::{classify_files, classify_files_keeping_text, DocumentText};
 use crate::corpus::list_files;
+use crate::model::{Model, Prediction};
 use crate::route::{route_file, RouteMode, UNSURE};
 
 const EXAMPLES: &str = "\
@@ -20,10 +23,16 @@ Examples:
   cwtext label inbox/ -m mail.cwm -o labels.tsv
   cwtext label downloads/ --copy-to sorted/ --min-prob 0.8
   cwtext label archive/ -o labels.jsonl --include '*.eml'
+  cwtext label news/ -m 20ng.cwm --index news.idx && cwtext search news.idx orbit
 
 Each line: path, label, probability (TSV), or a JSON object with `file`, `label`,
 `probability` and `entropy` (JSON lines: -o *.jsonl or --format jsonl). Files are never
-overwritten when routed: a taken name gets a -1, -2 … suffix.";
+overwritten when routed: a taken name gets a -1, -2 … suffix.
+
+--index IDX also stores every labelled file in a full-text index (see `cwtext search --help`):
+absolute path, subject or first line, the text as UTF-8, label, every label's probability,
+entropy and the model's name and CRC-32. Labelling a file again replaces its entry. The index
+is committed once at the end, so an interrupted run leaves the previous index as it was.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -53,6 +62,10 @@ pub struct LabelArgs {
     /// Route files whose best probability is below P into DEST/_unsure/.
     #[arg(long, value_name = "P", default_value_t = 0.0)]
     pub min_prob: f64,
+    /// Also archive the labelled documents in a search index at IDX (a new or empty directory,
+    /// or an index written before; see `cwtext search`).
+    #[arg(long, value_name = "IDX")]
+    pub index: Option<PathBuf>,
     #[command(flatten)]
     pub filter: FilterArgs,
     #[command(flatten)]
@@ -70,6 +83,11 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     );
     let model = args.model.load(ui)?;
     let list = list_files(&args.dir, &args.filter.build()?)?;
+    // Opened before any work, so that a bad index path fails fast.
+    let mut archive = match &args.index {
+        Some(path) => Some(Archiving::open(path, &model, &args.model)?),
+        None => None,
+    };
     list.warnings.iter().for_each(|w| ui.warn(w));
     let route = match (&args.copy_to, &args.move_to) {
         (Some(d), _) => Some((d.clone(), RouteMode::Copy)),
@@ -101,10 +119,10 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // starts, so output flows during a long run, memory stays bounded on millions of files, and
     // the order never depends on the number of threads.
     for chunk in list.files.chunks(LABEL_CHUNK) {
-        let results = classify_files(&model, chunk, args.sampling.method(), &progress)?;
+        let results = classify_chunk(&model, chunk, &args, archive.is_some(), &progress)?;
         for (path, result) in chunk.iter().zip(results) {
-            let p = match result {
-                Ok(p) => p,
+            let (p, text) = match result {
+                Ok(r) => r,
                 Err(e) => {
                     skipped.push(e);
                     continue;
@@ -124,19 +142,61 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 .with_context(cannot_write)?,
             }
             let folder = if prob < args.min_prob { UNSURE } else { label };
+            // A moved file is archived where it now is.
+            let mut archived_path = path.clone();
             if let Some((dest, mode)) = &route {
-                if let Err(e) = route_file(path, &dest.join(folder), *mode) {
-                    skipped.push(e);
-                    continue;
+                match route_file(path, &dest.join(folder), *mode) {
+                    Ok(to) if *mode == RouteMode::Move => archived_path = to,
+                    Ok(_) => {}
+                    Err(e) => {
+                        skipped.push(e);
+                        continue;
+                    }
                 }
+            }
+            if let (Some(a), Some(text)) = (&mut archive, text) {
+                a.add(&model, &archived_path, &p, text)?;
             }
             *counts.entry(folder).or_default() += 1;
         }
     }
     out.flush().with_context(cannot_write)?;
+    let indexed = match archive {
+        Some(a) => {
+            progress.set_message("indexing");
+            Some(a.commit()?)
+        }
+        None => None,
+    };
     progress.finish_and_clear();
+    indexed.into_iter().for_each(|m| ui.info(m));
     let total: usize = counts.values().sum();
     let summary: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
     ui.info(format!("labelled {total} files: {}", summary.join(", ")));
     Ok(report_skipped(ui, &skipped))
+}
+
+/// A file's prediction, and its text when it is to be archived.
+type Labelled = (Prediction, Option<DocumentText>);
+
+/// Classifies one chunk, keeping each document's text only when it is to be archived.
+fn classify_chunk(
+    model: &Model,
+    chunk: &[PathBuf],
+    args: &LabelArgs,
+    keep_text: bool,
+    progress: &indicatif::ProgressBar,
+) -> anyhow::Result<Vec<crate::Result<Labelled>>> {
+    let method = args.sampling.method();
+    Ok(if keep_text {
+        classify_files_keeping_text(model, chunk, method, progress)?
+            .into_iter()
+            .map(|r| r.map(|(p, t)| (p, Some(t))))
+            .collect()
+    } else {
+        classify_files(model, chunk, method, progress)?
+            .into_iter()
+            .map(|r| r.map(|p| (p, None)))
+            .collect()
+    })
 }

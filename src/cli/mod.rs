@@ -1,6 +1,7 @@
 //! The command-line layer: one module per subcommand, each an argument struct (clap) turned into
 //! validated settings and a `run`. Only this layer uses `anyhow`; `main.rs` just calls [`run`].
 
+mod archiving;
 mod classify;
 mod common;
 mod eval;
@@ -11,6 +12,8 @@ mod label;
 mod learn;
 mod merge;
 mod models;
+#[cfg(feature = "archive")]
+mod search;
 mod shell;
 mod train;
 mod tune;
@@ -48,8 +51,12 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Label documents (files or standard input) with per-label probabilities.
     Classify(classify::ClassifyArgs),
-    /// Label every file below a directory, optionally copying or moving each into DEST/<label>/.
+    /// Label every file below a directory, optionally copying or moving each into DEST/<label>/
+    /// and archiving it in a search index (--index).
     Label(label::LabelArgs),
+    /// Search an archive written by `label --index`, by words, label and confidence.
+    #[cfg(feature = "archive")]
+    Search(search::SearchArgs),
     /// Evaluate a model on a labelled folder: accuracy, macro-F1, per-label scores, confusion.
     Eval(eval::EvalArgs),
     /// Apply corrections to a model in place: one update per labelled document.
@@ -99,6 +106,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Train(args) => train::run(args, &ui),
         Command::Classify(args) => classify::run(args, &ui),
         Command::Label(args) => label::run(args, &ui),
+        #[cfg(feature = "archive")]
+        Command::Search(args) => search::run(args, &ui),
         Command::Eval(args) => eval::run(args, &ui),
         Command::Experiment(args) => experiment::run(args, &ui),
         Command::Tune(args) => tune::run(args, &ui),
