@@ -10,6 +10,7 @@ pub mod hash;
 pub mod ngrams;
 pub mod stem;
 pub mod stopwords;
+pub mod subword;
 pub mod tokenizer;
 pub mod weighting;
 
@@ -192,7 +193,7 @@ impl Pipeline {
         let filters: Vec<Box<dyn TokenFilter>> =
             config.filters.iter().map(FilterConfig::build).collect();
         Ok(Pipeline {
-            tokenizer: config.tokenizer.build(),
+            tokenizer: config.tokenizer.build()?,
             ascii_filters: filters.iter().all(|f| f.has_ascii_form()),
             filters,
             ngrams: Ngrams {
