@@ -533,4 +533,18 @@ mod tests {
         }
         assert!(SubwordSpec::new(SubwordKind::Wordpiece, 100).is_ok());
     }
+
+    /// A cwtext without the `subword` feature still reads a subword model's header, and
+    /// refuses to build its tokeniser with a message that says how to get one that can.
+    #[cfg(not(feature = "subword"))]
+    #[test]
+    fn without_the_feature_a_subword_model_is_refused_clearly() {
+        let config = super::super::tokenizer::TokenizerConfig::Bpe(Bpe {
+            pieces: vec!["a".into()],
+            merges: vec![],
+        });
+        let err = config.build().err().unwrap().to_string();
+        assert!(err.contains("BPE pieces"), "{err}");
+        assert!(err.contains("--features subword"), "{err}");
+    }
 }
