@@ -378,6 +378,11 @@ mod tests {
         let back: PipelineConfig = serde_json::from_str(&json).unwrap();
         assert_eq!(back, config);
         assert!(json.contains("\"type\":\"stop_words\""), "{json}");
+        // Models written before subword tokenisers existed hold exactly this.
+        assert!(
+            json.starts_with("{\"tokenizer\":{\"type\":\"unicode_words\"},"),
+            "{json}"
+        );
     }
 
     #[test]

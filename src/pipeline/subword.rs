@@ -462,7 +462,10 @@ mod with_crate {
             assert_eq!(trained.documents, 3);
             let config = trained.tokenizer;
             let json = serde_json::to_string(&config).unwrap();
-            assert!(json.starts_with("{\"type\":\"bpe\",\"pieces\":["), "{json}");
+            assert!(
+                json.starts_with("{\"type\":\"bpe\",\"vocabulary\":{\"pieces\":["),
+                "{json}"
+            );
             let back: TokenizerConfig = serde_json::from_str(&json).unwrap();
             assert_eq!(back, config);
             let text = "The LOWEST, newest and widest; naïvely Ｌｏｗｅｓｔ";
