@@ -25,6 +25,9 @@ pub enum Error {
     /// A setting outside its valid range; the message names the value.
     #[error("invalid setting: {0}")]
     InvalidSetting(String),
+    /// Something this cwtext was built without (a cargo feature turned off).
+    #[error("{what} needs the `{feature}` feature, which this cwtext was built without: rebuild with `cargo build --release --features {feature}`")]
+    MissingFeature { feature: &'static str, what: String },
     /// A corpus directory that cannot be trained or evaluated on.
     #[error("{}: {message}", path.display())]
     Corpus { path: PathBuf, message: String },

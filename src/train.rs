@@ -13,9 +13,10 @@ use rayon::prelude::*;
 use crate::corpus::LabelledCorpus;
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::input::read_document;
+use crate::input::{read_document, InputLimits};
 use crate::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
+use crate::pipeline::subword::{SubwordSpec, TrainedVocabulary};
 use crate::pipeline::{Pipeline, PipelineConfig};
 
 /// The most epochs a run may ask for.
@@ -261,6 +262,26 @@ impl Trainer {
             file_crc: None,
         }
     }
+}
+
+/// Trains a subword vocabulary on the text of a corpus's documents (Subject and body of mail),
+/// read one at a time as the trainer asks for them, so that memory holds word counts, not the
+/// corpus. A file that cannot be read is left out here and reported when featurising. Every
+/// document counts, the held-out fifth of calibration included: the vocabulary sees no label.
+pub fn train_vocabulary(
+    corpus: &LabelledCorpus,
+    spec: &SubwordSpec,
+    limits: InputLimits,
+) -> Result<TrainedVocabulary> {
+    let texts = corpus
+        .files
+        .iter()
+        .filter_map(move |(path, _)| read_document(path, limits).ok())
+        .map(|doc| match doc.headers {
+            Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
+            _ => doc.body,
+        });
+    crate::pipeline::subword::train(spec, texts)
 }
 
 /// Checks the number of epochs.

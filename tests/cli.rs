@@ -451,6 +451,106 @@ fn bad_settings_name_the_value() {
     assert!(stderr(&out).contains("no-such-dir"), "{}", stderr(&out));
 }
 
+/// `--tokenizer bpe|wordpiece` trains a vocabulary on the training files, says so, stores it in
+/// the model (so classify splits words the same way) and gives the same bytes every time.
+#[cfg(feature = "subword")]
+#[test]
+fn subword_tokenizers_train_classify_and_are_deterministic() {
+    for (tokenizer, name) in [("bpe", "BPE"), ("wordpiece", "WordPiece")] {
+        let extra = ["--tokenizer", tokenizer, "--vocab-size", "200"];
+        let (_a, m1) = train("news", &extra);
+        let (_b, m2) = train("news", &extra);
+        assert!(
+            std::fs::read(&m1).unwrap() == std::fs::read(&m2).unwrap(),
+            "{tokenizer}: two runs wrote different models"
+        );
+        let model = cwtext::model::Model::load(&m1).unwrap();
+        assert_eq!(model.pipeline().tokenizer.name(), tokenizer);
+        let out = cwtext()
+            .args([
+                "train",
+                "news",
+                "--include",
+                "train-*",
+                "--tokenizer",
+                tokenizer,
+            ])
+            .args(["--vocab-size", "200", "-o"])
+            .arg(m1.with_extension("again"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "trained a {name} vocabulary of 200 pieces on 36 documents in "
+            )),
+            "{}",
+            stderr(&out)
+        );
+        let json = eval_json(&m1, "news", &["--include", "test-*"]);
+        assert!(
+            json["accuracy"].as_f64().unwrap() >= 0.8,
+            "{tokenizer}: {json}"
+        );
+        let out = cwtext()
+            .args(["classify", "--format", "tsv", "-m"])
+            .arg(&m1)
+            .arg("news/sci.space/test-05593.txt")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("sci.space"), "{}", stdout(&out));
+    }
+}
+
+/// The vocabulary settings are checked, naming the value, before the corpus is read.
+#[test]
+fn subword_settings_name_the_bad_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m.cwm");
+    for (args, msg) in [
+        (
+            vec!["--tokenizer", "bpe", "--vocab-size", "50"],
+            "vocabulary size must be in [100, 1000000], but is 50",
+        ),
+        (
+            vec!["--tokenizer", "wordpiece", "--vocab-size", "2000000"],
+            "vocabulary size must be in [100, 1000000], but is 2000000",
+        ),
+        (
+            vec!["--vocab-size", "500"],
+            "--vocab-size 500 needs --tokenizer bpe or wordpiece",
+        ),
+        (
+            vec!["--tokenizer", "words", "--vocab-size", "500"],
+            "--vocab-size 500 needs --tokenizer bpe or wordpiece",
+        ),
+        (
+            vec!["--tokenizer", "bpe", "--stopwords", "english"],
+            "--stopwords english does not combine with --tokenizer bpe",
+        ),
+        (
+            vec!["--tokenizer", "wordpiece", "--stem", "english"],
+            "--stem does not combine with --tokenizer wordpiece",
+        ),
+        (vec!["--tokenizer", "sentencepiece"], "sentencepiece"),
+    ] {
+        let out = cwtext()
+            .args(["train", "news", "-o"])
+            .arg(&m)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(msg), "{args:?}: {}", stderr(&out));
+        assert!(
+            !stderr(&out).contains("trained a"),
+            "{args:?}: checked before training"
+        );
+        assert!(!m.exists(), "no model written on bad settings");
+    }
+}
+
 #[test]
 fn a_failed_training_run_keeps_the_previous_model() {
     let (dir, model) = train("news", &[]);

@@ -7,11 +7,12 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use crate::corpus::scan_labelled;
+use crate::corpus::{scan_labelled, LabelledCorpus};
 use crate::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
 use crate::model::WeightEncoding;
 use crate::pipeline::filter::FilterConfig;
 use crate::pipeline::stem::StemLanguage;
+use crate::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
 use crate::pipeline::weighting::{ValueConfig, ValueKind};
 use crate::pipeline::{stopwords, PipelineConfig};
 use crate::train::{train_corpus, TrainSettings};
@@ -25,7 +26,29 @@ Examples:
   cwtext train 20ng/ -o 20ng.cwm --constraints sequential -k 5 --update var
   cwtext train 20ng/ -o arow.cwm --algo arow --arow-r 0.5
   cwtext train mail/ -o pa.cwm --algo pa1 -C 0.1
-  cwtext train mail/ -o bin.cwm --binary";
+  cwtext train mail/ -o bin.cwm --binary
+  cwtext train sms/ -o sms.cwm --tokenizer bpe --vocab-size 8000";
+
+/// What `--tokenizer` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TokenizerArg {
+    /// UAX #29 words.
+    Words,
+    /// Byte-pair-encoding pieces of the words, from a vocabulary trained on DIR.
+    Bpe,
+    /// WordPiece pieces of the words (`##` inside a word), from a vocabulary trained on DIR.
+    Wordpiece,
+}
+
+impl TokenizerArg {
+    fn subword(self) -> Option<SubwordKind> {
+        match self {
+            TokenizerArg::Words => None,
+            TokenizerArg::Bpe => Some(SubwordKind::Bpe),
+            TokenizerArg::Wordpiece => Some(SubwordKind::Wordpiece),
+        }
+    }
+}
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -103,9 +126,18 @@ pub struct TrainArgs {
     /// Do not scale documents to unit length.
     #[arg(long)]
     pub no_normalize: bool,
-    /// Stop words to drop: a built-in list (english), a file (one word a line), or none.
-    #[arg(long, value_name = "LIST|FILE|none", default_value = "english")]
-    pub stopwords: String,
+    /// Features from words, or from subword pieces: bpe and wordpiece first train a vocabulary
+    /// on DIR (stored in the model) and split every word into its pieces.
+    #[arg(long, value_enum, default_value_t = TokenizerArg::Words)]
+    pub tokenizer: TokenizerArg,
+    /// With --tokenizer bpe|wordpiece: the most pieces in the vocabulary, 100..=1000000
+    /// [default: 8000].
+    #[arg(long, value_name = "N")]
+    pub vocab_size: Option<usize>,
+    /// Stop words to drop: a built-in list (english), a file (one word a line), or none
+    /// [default: english with words, none with subword pieces].
+    #[arg(long, value_name = "LIST|FILE|none")]
+    pub stopwords: Option<String>,
     /// Snowball stemming language.
     #[arg(long, value_enum, value_name = "LANGUAGE")]
     pub stem: Option<StemLanguage>,
@@ -210,6 +242,12 @@ fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow
         mix: true,
     };
     let start = Instant::now();
+    if let Some(spec) = args.subword()? {
+        // Every process trains the same vocabulary on the whole corpus (training is
+        // deterministic), so no process has to send it to the others.
+        let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+        train_vocabulary(&spec, &corpus, &mut settings, ui)?;
+    }
     let cluster = crate::cluster::ClusterConfig {
         processes: args.processes,
         process: args.process,
@@ -282,6 +320,42 @@ impl TrainArgs {
         })
     }
 
+    /// The subword vocabulary to train, validated; `None` for word features.
+    pub fn subword(&self) -> anyhow::Result<Option<SubwordSpec>> {
+        let Some(kind) = self.tokenizer.subword() else {
+            if let Some(n) = self.vocab_size {
+                anyhow::bail!(
+                    "invalid setting: --vocab-size {n} needs --tokenizer bpe or wordpiece (words have no vocabulary to train)"
+                );
+            }
+            return Ok(None);
+        };
+        let tokenizer = kind.display_name();
+        // Pieces are not words: a stop-word list would drop "a", "in" or "the" from inside
+        // words, and a stemmer would cut pieces that are already stems or endings.
+        if let Some(list) = self.stopwords.as_deref().filter(|l| *l != "none") {
+            anyhow::bail!(
+                "invalid setting: --stopwords {list} does not combine with --tokenizer {}: stop-word lists hold words, and would also drop pieces inside words (\"a\", \"in\"); {tokenizer} pieces are used without one",
+                kind.flag()
+            );
+        }
+        if self.stem.is_some() {
+            anyhow::bail!(
+                "invalid setting: --stem does not combine with --tokenizer {}: {tokenizer} pieces are not words to stem",
+                kind.flag()
+            );
+        }
+        if self.resume.is_some() {
+            anyhow::bail!(
+                "invalid setting: --tokenizer does not combine with --resume: a continued model keeps its own tokeniser and vocabulary"
+            );
+        }
+        Ok(Some(SubwordSpec::new(
+            kind,
+            self.vocab_size.unwrap_or(DEFAULT_VOCAB_SIZE),
+        )?))
+    }
+
     /// Turns the flags into settings (validated when training starts).
     fn settings(&self) -> anyhow::Result<TrainSettings> {
         let mut filters = vec![
@@ -290,10 +364,15 @@ impl TrainArgs {
                 chars: self.max_token_length,
             },
         ];
-        if self.stopwords != "none" {
+        let default_list = match self.tokenizer.subword() {
+            None => "english",
+            Some(_) => "none",
+        };
+        let list = self.stopwords.as_deref().unwrap_or(default_list);
+        if list != "none" {
             filters.push(FilterConfig::StopWords {
-                name: self.stopwords.clone(),
-                words: stopwords::load(&self.stopwords)?,
+                name: list.to_string(),
+                words: stopwords::load(list)?,
             });
         }
         if let Some(language) = self.stem {
@@ -328,8 +407,35 @@ impl TrainArgs {
     }
 }
 
+/// Trains the subword vocabulary on the corpus and puts it into the pipeline.
+fn train_vocabulary(
+    spec: &SubwordSpec,
+    corpus: &LabelledCorpus,
+    settings: &mut TrainSettings,
+    ui: &Ui,
+) -> anyhow::Result<()> {
+    let start = Instant::now();
+    ui.info(format!(
+        "training a {} vocabulary of at most {} pieces on {} documents",
+        spec.kind().display_name(),
+        spec.vocab_size(),
+        corpus.files.len()
+    ));
+    let trained = crate::train::train_vocabulary(corpus, spec, settings.pipeline.input_limits())?;
+    ui.info(format!(
+        "trained a {} vocabulary of {} pieces on {} documents in {:.1}s",
+        spec.kind().display_name(),
+        trained.pieces,
+        trained.documents,
+        start.elapsed().as_secs_f64()
+    ));
+    settings.pipeline.tokenizer = trained.tokenizer;
+    Ok(())
+}
+
 pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let mut settings = args.settings()?;
+    let subword = args.subword()?;
     anyhow::ensure!(
         (1..=1024).contains(&args.shards),
         "invalid setting: shards must be in [1, 1024], but is {}",
@@ -366,6 +472,9 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             "only one label ({}): every document will get it",
             corpus.labels[0]
         ));
+    }
+    if let Some(spec) = &subword {
+        train_vocabulary(spec, &corpus, &mut settings, ui)?;
     }
     let progress = ui.progress(corpus.files.len() as u64);
     let crate::train::Trained {

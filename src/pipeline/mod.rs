@@ -10,6 +10,7 @@ pub mod hash;
 pub mod ngrams;
 pub mod stem;
 pub mod stopwords;
+pub mod subword;
 pub mod tokenizer;
 pub mod weighting;
 
@@ -235,7 +236,7 @@ impl Pipeline {
         let filters: Vec<Box<dyn TokenFilter>> =
             config.filters.iter().map(FilterConfig::build).collect();
         Ok(Pipeline {
-            tokenizer: config.tokenizer.build(),
+            tokenizer: config.tokenizer.build()?,
             ascii_filters: filters.iter().map(|f| f.ascii_form()).collect(),
             filters,
             ngrams: Ngrams {
@@ -507,6 +508,11 @@ mod tests {
         let back: PipelineConfig = serde_json::from_str(&json).unwrap();
         assert_eq!(back, config);
         assert!(json.contains("\"type\":\"stop_words\""), "{json}");
+        // Models written before subword tokenisers existed hold exactly this.
+        assert!(
+            json.starts_with("{\"tokenizer\":{\"type\":\"unicode_words\"},"),
+            "{json}"
+        );
     }
 
     #[test]
