@@ -73,30 +73,41 @@ impl AsciiToken {
         }
     }
 
-    /// Holds `token` instead; false (and unchanged) when it is too long or not ASCII.
-    #[inline]
+    /// Holds `token` instead; false when it is too long (the token is then unchanged) or not
+    /// ASCII (the token is then empty).
+    #[inline(always)]
     pub fn set(&mut self, token: &str) -> bool {
         let bytes = token.as_bytes();
         let len = bytes.len();
         if len > Self::CAPACITY {
             return false;
         }
-        // Whole words by unaligned 8-byte loads, the tail by (overlapping) narrower ones:
-        // no byte loop and no memcpy call.
-        let mut words = [0u64; Self::CAPACITY / 8];
-        let full = len / 8;
-        for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(8)) {
+        // Whole words by unaligned 8-byte loads, the tail by (overlapping) narrower ones: no
+        // byte loop and no memcpy call. Each word is stored once, as a word, and the ASCII
+        // check stays in a register: reading the fresh words back wider (16-byte vector loads)
+        // would stall on store forwarding.
+        let (n, previous) = (len.div_ceil(8), self.len.div_ceil(8));
+        let mut any = 0;
+        for (w, chunk) in self.words.iter_mut().zip(bytes.chunks_exact(8)) {
             *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            any |= *w;
         }
-        let tail = &bytes[full * 8..];
-        if !tail.is_empty() {
-            words[full] = load_short(tail);
+        let full = len / 8;
+        if full < n {
+            let w = load_short(&bytes[full * 8..]);
+            self.words[full] = w;
+            any |= w;
         }
-        if words.iter().fold(0, |any, w| any | w) & 0x8080_8080_8080_8080 != 0 {
-            return false; // not ASCII
+        // Zero past the end: only the words the previous token used can be non-zero.
+        for w in self.words.iter_mut().take(previous).skip(n) {
+            *w = 0;
         }
-        self.words = words;
         self.len = len;
+        if any & 0x8080_8080_8080_8080 != 0 {
+            self.words[..n].iter_mut().for_each(|w| *w = 0);
+            self.len = 0;
+            return false;
+        }
         true
     }
 
@@ -293,8 +304,10 @@ mod tests {
             assert!(padded[len..].iter().all(|&b| b == 0), "{len}");
         }
         assert!(!token.set(&"x".repeat(AsciiToken::CAPACITY + 1)));
-        assert!(!token.set("naïve"));
         assert_eq!(token.as_bytes(), &text.as_bytes()[..AsciiToken::CAPACITY]);
+        assert!(!token.set("naïve"));
+        assert!(token.is_empty() && token.words.iter().all(|&w| w == 0));
+        assert!(token.set("ok") && token.as_bytes() == b"ok");
     }
 
     #[test]
