@@ -1,9 +1,8 @@
 //! `cwtext classify [-m MODEL] [FILE…]`: the best label, then every label with its probability.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
@@ -55,13 +54,7 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.files.is_empty() {
-        if std::io::stdin().is_terminal() {
-            ui.info("cwtext: reading a document from standard input (end it with Ctrl-D)");
-        }
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read standard input")?;
+        let bytes = super::common::read_stdin(ui)?;
         let prediction = predict_bytes(&model, &mut pipeline, &bytes, Path::new("<stdin>"), &args)?;
         write(&mut out, &model, "-", &prediction, &args, false)?;
         out.flush()?;

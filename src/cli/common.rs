@@ -81,6 +81,26 @@ pub fn install_warning_logger(quiet: bool) {
     }
 }
 
+/// `--format text|json` of the commands that print one report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
+/// A whole document from standard input, with a hint when it is a terminal.
+pub fn read_stdin(ui: &Ui) -> anyhow::Result<Vec<u8>> {
+    use std::io::{IsTerminal, Read};
+    if std::io::stdin().is_terminal() {
+        ui.info("cwtext: reading a document from standard input (end it with Ctrl-D)");
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .context("cannot read standard input")?;
+    Ok(bytes)
+}
+
 /// `-m/--model`, with the embedded default when absent.
 #[derive(Debug, Args)]
 pub struct ModelArg {

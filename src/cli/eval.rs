@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
+use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, TextOrJson, Ui};
 use super::Outcome;
 use crate::batch::classify_files;
 use crate::corpus::scan_labelled;
@@ -24,12 +24,6 @@ JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calib
 `per_label` (label, precision, recall, f1, support), `labels` and `confusion`
 (confusion[true][predicted], in `labels` order).";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct EvalArgs {
@@ -40,8 +34,8 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
     #[command(flatten)]
     pub sampling: SamplingArgs,
     /// Also write DIR/reliability.svg (the calibration bins) and DIR/learning-curve.svg (the
@@ -91,8 +85,8 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
-        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
-        Format::Text => write_text(&mut out, &report)?,
+        TextOrJson::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
+        TextOrJson::Text => write_text(&mut out, &report)?,
     }
     out.flush()?;
     Ok(report_skipped(ui, &skipped))

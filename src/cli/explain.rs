@@ -1,14 +1,13 @@
 //! `cwtext explain [-m MODEL] [FILE]`: the features that decided between the best label and the
 //! runner-up, named by the document's own words.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::json;
 
-use super::common::{vocabulary_of, ModelArg, SamplingArgs, Ui};
+use super::common::{read_stdin, vocabulary_of, ModelArg, SamplingArgs, TextOrJson, Ui};
 use super::Outcome;
 use crate::explain::{explain, Contribution, Explanation};
 use crate::model::Model;
@@ -27,12 +26,6 @@ model's uncertainty) for both labels. Features are named by the document's own w
 bigrams. A model trained with --keep-vocabulary also lists other words that training saw in the
 same hash bucket; without it, those are unknown.";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct ExplainArgs {
@@ -44,8 +37,8 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
     #[command(flatten)]
     pub sampling: SamplingArgs,
 }
@@ -59,16 +52,7 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             std::fs::read(path).map_err(|e| crate::error::Error::io(path, e))?,
             path.clone(),
         ),
-        None => {
-            if std::io::stdin().is_terminal() {
-                ui.info("cwtext: reading a document from standard input (end it with Ctrl-D)");
-            }
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .context("cannot read standard input")?;
-            (bytes, PathBuf::from("<stdin>"))
-        }
+        None => (read_stdin(ui)?, PathBuf::from("<stdin>")),
     };
     let doc = crate::input::document_from_bytes(&bytes, &path, pipeline.config().input_limits())?;
     let why = explain(&model, vocabulary.as_deref(), &mut pipeline, &doc, &path)?;
@@ -79,7 +63,7 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         .probabilities;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
-        Format::Text => write_text(
+        TextOrJson::Text => write_text(
             &mut out,
             &model,
             &why,
@@ -87,7 +71,7 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             args.top,
             vocabulary.is_some(),
         )?,
-        Format::Json => write_json(&mut out, &model, &path, &why, &probabilities, args.top)?,
+        TextOrJson::Json => write_json(&mut out, &model, &path, &why, &probabilities, args.top)?,
     }
     out.flush()?;
     Ok(Outcome::Success)

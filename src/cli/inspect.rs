@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::{json, Value};
 
-use super::common::{load_model, vocabulary_of, Ui};
+use super::common::{load_model, vocabulary_of, TextOrJson, Ui};
 use super::Outcome;
 use crate::explain::{strongest_features, LabelFeature};
 use crate::model::{LearnerConfig, Model};
@@ -24,12 +24,6 @@ how many standard deviations the model is sure the feature favours the label. Th
 by the words and bigrams training saw in their hash bucket when the model was trained with
 --keep-vocabulary, and by bucket number (#12345) otherwise.";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct InspectArgs {
@@ -45,8 +39,8 @@ pub struct InspectArgs {
     #[arg(long)]
     pub verify: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
@@ -64,7 +58,7 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let features = strongest_features(&model, vocabulary.as_deref(), args.top);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
-        Format::Text => write_text(
+        TextOrJson::Text => write_text(
             &mut out,
             &model,
             &name,
@@ -72,7 +66,7 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             &labels,
             &features,
         )?,
-        Format::Json => {
+        TextOrJson::Json => {
             let value = json!({
                 "model": name,
                 "cwtext_version": model.header.cwtext_version,

@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::json;
 
-use super::common::Ui;
+use super::common::{TextOrJson, Ui};
 use super::Outcome;
 use crate::archive::{Archive, SearchRequest, SearchResults};
 
@@ -34,12 +34,6 @@ per label (all matches, not only the --top shown). json: one object per line and
 (`path`, `subject`, `label`, `probability`, `probabilities`, `entropy`, `model`, `score`,
 `body`), then a last line {\"matches\": N, \"labels\": {LABEL: COUNT, …}}.";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct SearchArgs {
@@ -60,8 +54,8 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 impl SearchArgs {
@@ -98,8 +92,8 @@ pub fn run(args: SearchArgs, _ui: &Ui) -> anyhow::Result<Outcome> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let cannot_write = || "standard output: cannot write";
     match args.format {
-        Format::Text => write_text(&mut out, &results),
-        Format::Json => write_json(&mut out, &results),
+        TextOrJson::Text => write_text(&mut out, &results),
+        TextOrJson::Json => write_json(&mut out, &results),
     }
     .with_context(cannot_write)?;
     out.flush().with_context(cannot_write)?;
