@@ -8,9 +8,8 @@
 //! [`strongest_features`] ranks a model's features for each label by how sure the model is
 //! that they favour it.
 
-use std::path::Path;
-
 use crate::error::{Error, Result};
+use crate::features::FeatureVector;
 use crate::input::Document;
 use crate::model::Model;
 use crate::pipeline::Pipeline;
@@ -53,21 +52,21 @@ pub struct Explanation {
     pub contributions: Vec<Contribution>,
 }
 
-/// Explains the prediction for `doc` (read from `path`, named in errors).
+/// Explains the prediction for `doc`, whose feature vector `x` the caller has already made
+/// with `pipeline` (and predicts from); the pipeline traces the features back to their text.
 pub fn explain(
     model: &Model,
     vocabulary: Option<&Vocabulary>,
     pipeline: &mut Pipeline,
     doc: &Document,
-    path: &Path,
+    x: &FeatureVector,
 ) -> Result<Explanation> {
-    let x = crate::train::featurize_document(pipeline, doc, path)?;
     if model.labels().len() < 2 {
         return Err(Error::InvalidSetting(
             "a model with one label has nothing to explain".into(),
         ));
     }
-    let scores = model.scores(&x);
+    let scores = model.scores(x);
     let label = crate::learner::argmax(&scores);
     let mut others = scores.clone();
     others[label] = f64::NEG_INFINITY;
@@ -150,11 +149,18 @@ pub fn strongest_features(
     let mut best: Vec<Vec<LabelFeature>> = vec![Vec::new(); model.labels().len()];
     for j in 0..model.pipeline().buckets() {
         let weights = model.learner.label_weights(j);
-        let mut order: Vec<usize> = (0..weights.len()).collect();
-        order.sort_by(|&a, &b| weights[b].0.total_cmp(&weights[a].0).then(a.cmp(&b)));
-        let (Some(&label), Some(&next)) = (order.first(), order.get(1)) else {
+        // The highest mean and the next (ties: the lower label first).
+        let (mut label, mut next) = (0, usize::MAX);
+        for l in 1..weights.len() {
+            if weights[l].0 > weights[label].0 {
+                (label, next) = (l, label);
+            } else if next == usize::MAX || weights[l].0 > weights[next].0 {
+                next = l;
+            }
+        }
+        if next == usize::MAX {
             continue;
-        };
+        }
         let ((mu, var), (mu_l, var_l)) = (weights[label], weights[next]);
         let spread = (var + var_l).sqrt();
         let z = (mu - mu_l) / spread;

@@ -3,35 +3,14 @@
 //! model (20 Newsgroups), so no training is needed.
 #![cfg(feature = "archive")]
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
+use common::{assert_no_panic, cwtext, fixtures, stderr, stdout, with_closed_stdout};
 use serde_json::Value;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-/// The binary, run from the fixture folder.
-fn cwtext() -> Command {
-    let mut cmd = Command::cargo_bin("cwtext").unwrap();
-    cmd.current_dir(fixtures()).env_remove("CWTEXT_MODEL");
-    cmd
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
-
-fn assert_no_panic(out: &Output) {
-    assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
-}
 
 /// `cwtext label DIR --index IDX [EXTRA…]`, which must succeed; its output.
 fn label_into(dir: &str, index: &Path, extra: &[&str]) -> Output {
@@ -279,17 +258,12 @@ fn a_run_cut_short_after_indexing_commits_nothing() {
     label_into("news/sci.space", &idx, &[]);
     // Standard output closed before label writes: every file is classified and added to the
     // index writer, then writing the lines fails, and the run ends (quietly) without a commit.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-        .current_dir(fixtures())
-        .env_remove("CWTEXT_MODEL")
-        .args(["label", "news", "--index"])
-        .arg(&idx)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = with_closed_stdout(&[
+        std::ffi::OsStr::new("label"),
+        "news".as_ref(),
+        "--index".as_ref(),
+        idx.as_os_str(),
+    ]);
     assert_no_panic(&out);
     assert!(!stderr(&out).contains("indexed"), "{}", stderr(&out));
     let text = search(&idx, "*", &["--top", "0"]);

@@ -2,14 +2,12 @@
 //! message (naming the file, and the byte or value where it applies) and that nothing panicked.
 //! Inputs are made here, from bytes, so the catalogue needs no network and no large fixtures.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::Output;
 
 use assert_cmd::Command;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
+use common::{fixtures, with_closed_stdout};
 
 fn cwtext() -> Command {
     let mut cmd = Command::cargo_bin("cwtext").unwrap();
@@ -448,15 +446,7 @@ fn full_disks_and_closed_pipes() {
         eprintln!("note: cannot mount a tmpfs here; the full-disk model write was not exercised");
     }
     // `cwtext label DIR | head -1`: the pipe closes early, cwtext exits 0 without a message.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-        .arg("label")
-        .arg(fixtures().join("news"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = with_closed_stdout(&["label", "news"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
 }

@@ -3,29 +3,11 @@
 //! (re-bless with `CWTEXT_BLESS=1 cargo test`, then review the diff), plus error messages and
 //! exit codes for bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use assert_cmd::Command;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
-
-/// The binary, run from the fixture folder so that printed paths are short and stable.
-fn cwtext() -> Command {
-    let mut cmd = Command::cargo_bin("cwtext").unwrap();
-    cmd.current_dir(fixtures()).env_remove("CWTEXT_MODEL");
-    cmd
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8(out.stderr.clone()).unwrap()
-}
+use common::{assert_no_panic, cwtext, fixtures, stderr, stdout, with_closed_stdout};
 
 /// Compares with (or, with CWTEXT_BLESS=1, writes) a golden file.
 fn golden(name: &str, actual: &str) {
@@ -84,10 +66,6 @@ fn eval_json(
         .unwrap();
     assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn assert_no_panic(out: &Output) {
-    assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
 }
 
 #[test]
@@ -1404,14 +1382,7 @@ fn completions_and_man_pages_come_from_the_parser() {
     let page = std::fs::read_to_string(dir.path().join("man1/cwtext-classify.1")).unwrap();
     assert!(page.contains("\\-\\-top"), "{page}");
     // A closed pipe ends quietly.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-        .args(["completions", "fish"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
+    let out = with_closed_stdout(&["completions", "fish"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_no_panic(&out);
     let out = cwtext().args(["completions", "tcsh"]).output().unwrap();

@@ -55,8 +55,8 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         None => (read_stdin(ui)?, PathBuf::from("<stdin>")),
     };
     let doc = crate::input::document_from_bytes(&bytes, &path, pipeline.config().input_limits())?;
-    let why = explain(&model, vocabulary.as_deref(), &mut pipeline, &doc, &path)?;
     let x = crate::train::featurize_document(&mut pipeline, &doc, &path)?;
+    let why = explain(&model, vocabulary.as_deref(), &mut pipeline, &doc, &x)?;
     let probabilities = model
         .predict(&x, args.sampling.method())
         .distribution

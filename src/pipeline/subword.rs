@@ -362,6 +362,16 @@ mod with_crate {
         normal: String,
     }
 
+    impl Subword {
+        fn boxed(model: Pieces) -> Box<dyn Tokenizer> {
+            Box::new(Subword {
+                model,
+                cache: FxHashMap::default(),
+                normal: String::new(),
+            })
+        }
+    }
+
     impl Tokenizer for Subword {
         fn tokenize(&mut self, text: &str, sink: &mut dyn FnMut(&str)) {
             let Subword {
@@ -403,11 +413,7 @@ mod with_crate {
                 .cache_capacity(0)
                 .build()
                 .map_err(|e| crate_error("the BPE vocabulary is inconsistent", e))?;
-            Ok(Box::new(Subword {
-                model: Pieces::Bpe(model),
-                cache: FxHashMap::default(),
-                normal: String::new(),
-            }))
+            Ok(Subword::boxed(Pieces::Bpe(model)))
         }
     }
 
@@ -425,11 +431,7 @@ mod with_crate {
                 .max_input_chars_per_word(MAX_WORD_CHARS)
                 .build()
                 .map_err(|e| crate_error("the WordPiece vocabulary is inconsistent", e))?;
-            Ok(Box::new(Subword {
-                model: Pieces::WordPiece(model),
-                cache: FxHashMap::default(),
-                normal: String::new(),
-            }))
+            Ok(Subword::boxed(Pieces::WordPiece(model)))
         }
     }
 

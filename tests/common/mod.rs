@@ -1,0 +1,47 @@
+//! What the end-to-end test binaries share: the fixtures, the real binary run from them, its
+//! output as text, and the checks every test makes. Each test binary uses a part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use assert_cmd::Command;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// The binary, run from the fixture folder so that printed paths are short and stable, and
+/// without a model from the environment.
+pub fn cwtext() -> Command {
+    let mut cmd = Command::cargo_bin("cwtext").unwrap();
+    cmd.current_dir(fixtures()).env_remove("CWTEXT_MODEL");
+    cmd
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+pub fn assert_no_panic(out: &Output) {
+    assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
+}
+
+/// Runs cwtext (from the fixture folder) with `args` and its standard output closed before it
+/// writes: `cwtext … | head` where head has already gone.
+pub fn with_closed_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(fixtures())
+        .env_remove("CWTEXT_MODEL")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
