@@ -21,9 +21,7 @@ pub trait TokenFilter: Send {
     }
 }
 
-/// The byte-level form of a filter, for ASCII tokens. An enum rather than a trait object: the
-/// token loop matches on it and each arm is inlined, where a virtual call per token and filter
-/// cost more than the filters' work.
+/// The byte-level form of a filter, for ASCII tokens.
 #[derive(Clone)]
 pub enum AsciiFilter {
     Lowercase,
@@ -31,18 +29,67 @@ pub enum AsciiFilter {
     StopWords(StopWords),
 }
 
-impl AsciiFilter {
-    /// Applies the filter to `token` in place; false drops the token.
-    #[inline]
-    pub fn apply(&self, token: &mut AsciiToken) -> bool {
-        match self {
-            AsciiFilter::Lowercase => {
-                token.lowercase();
-                true
+/// A pipeline's ASCII filters compiled into one fixed sequence: length limit, stop words on the
+/// token as it came, lowercasing, stop words on the lowercased token. Any order of the filters
+/// compiles to it without changing what they do, because on ASCII tokens lowercasing keeps the
+/// length and is idempotent: a token is lowercased by the end when any filter lowercases it,
+/// longer than the smallest limit means dropped, and each stop-word list sees the token either
+/// as it came (listed before every `Lowercase`) or lowercased (after one).
+///
+/// One fixed sequence instead of a loop over the filters: matching on each filter per token
+/// cost more instructions than the filters' own work.
+#[derive(Clone)]
+pub struct AsciiChain {
+    max_len: usize,
+    stop_as_is: Vec<StopWords>,
+    lowercase: bool,
+    stop_lowercased: Vec<StopWords>,
+}
+
+impl AsciiChain {
+    /// The filters' chain, in their order.
+    pub fn new(filters: impl IntoIterator<Item = AsciiFilter>) -> Self {
+        let mut chain = AsciiChain {
+            max_len: usize::MAX,
+            stop_as_is: Vec::new(),
+            lowercase: false,
+            stop_lowercased: Vec::new(),
+        };
+        for filter in filters {
+            match filter {
+                AsciiFilter::Lowercase => chain.lowercase = true,
+                AsciiFilter::MaxLength(chars) => chain.max_len = chain.max_len.min(chars),
+                AsciiFilter::StopWords(words) if chain.lowercase => {
+                    chain.stop_lowercased.push(words)
+                }
+                AsciiFilter::StopWords(words) => chain.stop_as_is.push(words),
             }
-            AsciiFilter::MaxLength(chars) => token.len() <= *chars,
-            AsciiFilter::StopWords(words) => !words.contains_ascii(token),
         }
+        chain
+    }
+
+    /// Tokens longer than this many bytes are dropped (`usize::MAX`: no limit).
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Whether tokens may be lowercased as they are loaded ([`AsciiToken::set_span`]): when
+    /// the chain lowercases and no stop-word list needs a token as it came.
+    pub fn lowercase_on_load(&self) -> bool {
+        self.lowercase && self.stop_as_is.is_empty()
+    }
+
+    /// Applies the filters to `token` in place (`lowercased`: it was lowercased on loading);
+    /// false drops it.
+    #[inline(always)]
+    pub fn apply(&self, token: &mut AsciiToken, lowercased: bool) -> bool {
+        if token.len() > self.max_len || self.stop_as_is.iter().any(|s| s.contains_ascii(token)) {
+            return false;
+        }
+        if self.lowercase && !lowercased {
+            token.lowercase();
+        }
+        !self.stop_lowercased.iter().any(|s| s.contains_ascii(token))
     }
 }
 
@@ -77,7 +124,40 @@ impl AsciiToken {
     /// ASCII (the token is then empty).
     #[inline(always)]
     pub fn set(&mut self, token: &str) -> bool {
-        let bytes = token.as_bytes();
+        self.set_bytes(token.as_bytes())
+    }
+
+    /// Holds the word `text[start..end]` instead, lowercased when `lowercase`; false as for
+    /// [`AsciiToken::set`]. A word of at most 16 bytes with 16 bytes of text from its start
+    /// (almost every word) is one 16-byte load masked to its length: no loop and no branch on
+    /// the length, which varies from word to word and so defeats branch prediction.
+    #[inline(always)]
+    pub fn set_span(&mut self, text: &[u8], start: usize, end: usize, lowercase: bool) -> bool {
+        let len = end - start;
+        if let (1..=16, Some(window)) = (len, text.get(start..start + 16)) {
+            let all = u128::from_le_bytes(window.try_into().expect("16 bytes"));
+            let word = all & (u128::MAX >> (128 - 8 * len));
+            if word & (u128::from(HIGH_BITS) * (1 + (1 << 64))) == 0 {
+                let (mut lo, mut hi) = (word as u64, (word >> 64) as u64);
+                if lowercase {
+                    (lo, hi) = (lowercase_word(lo), lowercase_word(hi));
+                }
+                for w in self.words.iter_mut().take(self.len.div_ceil(8)).skip(2) {
+                    *w = 0;
+                }
+                (self.words[0], self.words[1], self.len) = (lo, hi, len);
+                return true;
+            }
+        }
+        let ok = self.set_bytes(&text[start..end]);
+        if ok && lowercase {
+            self.lowercase();
+        }
+        ok
+    }
+
+    #[inline(always)]
+    fn set_bytes(&mut self, bytes: &[u8]) -> bool {
         let len = bytes.len();
         if len > Self::CAPACITY {
             return false;
@@ -103,7 +183,7 @@ impl AsciiToken {
             *w = 0;
         }
         self.len = len;
-        if any & 0x8080_8080_8080_8080 != 0 {
+        if any & HIGH_BITS != 0 {
             self.words[..n].iter_mut().for_each(|w| *w = 0);
             self.len = 0;
             return false;
@@ -111,12 +191,18 @@ impl AsciiToken {
         true
     }
 
-    /// Lowercases the token's ASCII letters, eight bytes at a time.
-    #[inline]
+    /// Lowercases the token's ASCII letters, eight bytes at a time. The first two words
+    /// always (zero stays zero): most tokens fit in them, and a fixed amount of work has no
+    /// loop to set up and no branch on the length to mispredict.
+    #[inline(always)]
     pub fn lowercase(&mut self) {
-        self.words_mut()
-            .iter_mut()
-            .for_each(|w| *w = lowercase_word(*w));
+        self.words[0] = lowercase_word(self.words[0]);
+        self.words[1] = lowercase_word(self.words[1]);
+        if self.len > 16 {
+            self.words_mut()[2..]
+                .iter_mut()
+                .for_each(|w| *w = lowercase_word(*w));
+        }
     }
 
     #[inline]
@@ -150,11 +236,46 @@ impl AsciiToken {
         })
     }
 
+    /// [`token_hash_bytes`](super::hash::token_hash_bytes)`(namespace, self.as_bytes())`, computed from the 8-byte words
+    /// already in registers instead of re-reading the bytes. It repeats FxHash's steps (one
+    /// `rotate, xor, multiply` per 8-, 4- or 1-byte piece: the `fxhash` crate's `write`, which
+    /// only takes a byte slice); a test pins it to the crate for every length.
+    #[inline]
+    pub fn hash(&self, namespace: u8) -> u64 {
+        const SEED: u64 = 0x517c_c1b7_2722_0a95;
+        #[inline(always)]
+        fn step(hash: u64, piece: u64) -> u64 {
+            (hash.rotate_left(5) ^ piece).wrapping_mul(SEED)
+        }
+        let mut hash = step(0, u64::from(namespace));
+        let full = self.len / 8;
+        for &w in &self.words[..full] {
+            hash = step(hash, w);
+        }
+        let mut rest = self.len % 8;
+        if rest > 0 {
+            let mut tail = self.words[full];
+            if rest >= 4 {
+                hash = step(hash, tail & 0xffff_ffff);
+                tail >>= 32;
+                rest -= 4;
+            }
+            for _ in 0..rest {
+                hash = step(hash, tail & 0xff);
+                tail >>= 8;
+            }
+        }
+        hash
+    }
+
     /// The token as text (ASCII is UTF-8).
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(self.as_bytes()).expect("ASCII")
     }
 }
+
+/// The top bit of each byte of a word: set only in non-ASCII bytes.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// 1 to 7 bytes as a little-endian word, zero above them: two loads of 4, 2 or 1 bytes that
 /// overlap in the middle (an overlapping byte is the same in both, so OR keeps it).
@@ -265,6 +386,7 @@ impl TokenFilter for MaxLength {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::hash::token_hash_bytes;
 
     #[test]
     fn lowercase_borrows_when_it_can() {
@@ -308,6 +430,49 @@ mod tests {
         assert!(!token.set("naïve"));
         assert!(token.is_empty() && token.words.iter().all(|&w| w == 0));
         assert!(token.set("ok") && token.as_bytes() == b"ok");
+    }
+
+    #[test]
+    fn a_span_loads_like_the_slice_at_every_length_and_position() {
+        // Spans near the end of the text take the byte-wise path, the others the 16-byte load;
+        // a long token before a short one checks that nothing of it remains.
+        let text =
+            b"Mixed CASE words_and_digits_0123456789 of every LENGTH up to sixty-four bytes, \
+            and some more text so that most spans have sixteen bytes after them .. THE END";
+        let mut by_span = AsciiToken::empty();
+        let mut by_slice = AsciiToken::empty();
+        for lowercase in [false, true] {
+            for start in 0..text.len() {
+                for end in (start..=text.len().min(start + AsciiToken::CAPACITY)).rev() {
+                    let word = std::str::from_utf8(&text[start..end]).unwrap();
+                    assert!(by_span.set_span(text, start, end, lowercase));
+                    assert!(by_slice.set(word));
+                    if lowercase {
+                        by_slice.lowercase();
+                    }
+                    assert_eq!(by_span.as_bytes(), by_slice.as_bytes(), "{word:?}");
+                    assert_eq!(by_span.words, by_slice.words, "{word:?}: padding");
+                }
+            }
+        }
+        assert!(!by_span.set_span("naïve".as_bytes(), 0, 6, true));
+    }
+
+    #[test]
+    fn hash_from_words_equals_the_crate_hash_at_every_length() {
+        let text = "The quick brown fox jumps over the lazy dog; 0123456789 ABCDEFGHIJKLM";
+        let mut token = AsciiToken::empty();
+        for len in (0..=AsciiToken::CAPACITY).chain((0..=AsciiToken::CAPACITY).rev()) {
+            let word = &text[text.len() - len..];
+            assert!(token.set(word));
+            for namespace in [0, 1, 3] {
+                assert_eq!(
+                    token.hash(namespace),
+                    token_hash_bytes(namespace, word.as_bytes()),
+                    "{word:?} in namespace {namespace}"
+                );
+            }
+        }
     }
 
     #[test]

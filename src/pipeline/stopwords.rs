@@ -133,15 +133,22 @@ impl TokenFilter for StopWords {
 
 impl StopWords {
     /// Whether the ASCII `token` is a stop word.
-    #[inline]
+    #[inline(always)]
     pub fn contains_ascii(&self, token: &AsciiToken) -> bool {
         if token.len() > self.longest {
             return false;
         }
         match token.packed() {
             Some(key) => self.packed.contains(key),
-            None => self.words.contains(token.as_str()),
+            None => self.contains_long(token),
         }
+    }
+
+    /// A stop word of 16 bytes or more (a user's list may have one).
+    #[cold]
+    #[inline(never)]
+    fn contains_long(&self, token: &AsciiToken) -> bool {
+        self.words.contains(token.as_str())
     }
 }
 

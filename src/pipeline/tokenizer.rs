@@ -79,13 +79,20 @@ pub fn words(text: &str, sink: &mut dyn FnMut(&str)) {
 /// about twice the speed: one pass over the bytes with a class table. unicode-segmentation has
 /// an ASCII path too, but it yields every segment (spaces and punctuation included) through
 /// iterator adaptors and then re-scans each for an alphanumeric byte.
+#[inline]
+pub fn ascii_words<'a>(text: &'a str, mut sink: impl FnMut(&'a str)) {
+    ascii_word_spans(text.as_bytes(), |start, end| sink(&text[start..end]));
+}
+
+/// The words of ASCII `text` as byte ranges `start..end`, in order: what [`ascii_words`]
+/// yields, for a caller that wants to read the text around a word (the pipeline loads 16 bytes
+/// at a word's start at once and masks off what follows the word).
 ///
 /// On ASCII, UAX #29 words are runs of letters, digits and `_` (WB5, WB8–WB10, WB13a/b), which
 /// also continue over one `.`, `'` or `:` between two letters (WB6/WB7) and over one `.`, `'`,
 /// `,` or `;` between two digits (WB11/WB12); a run of `_` alone is not a word.
-#[inline]
-pub fn ascii_words<'a>(text: &'a str, mut sink: impl FnMut(&'a str)) {
-    let bytes = text.as_bytes();
+#[inline(always)]
+pub fn ascii_word_spans(bytes: &[u8], mut sink: impl FnMut(usize, usize)) {
     let n = bytes.len();
     let mut i = 0;
     while i < n {
@@ -109,7 +116,7 @@ pub fn ascii_words<'a>(text: &'a str, mut sink: impl FnMut(&'a str)) {
         // a second look for one (a run of `_` alone is not a word).
         let alnum = |b: &u8| CLASS[*b as usize] & (LETTER | DIGIT) != 0;
         if alnum(&bytes[start]) || bytes[start..i].iter().any(alnum) {
-            sink(&text[start..i]);
+            sink(start, i);
         }
     }
 }
