@@ -194,6 +194,22 @@ mod tests {
             let want: Vec<&str> = text.unicode_words().collect();
             proptest::prop_assert_eq!(ascii(&text), want);
         }
+
+        /// The same for long words and the bytes next to the letter and digit ranges.
+        #[test]
+        fn long_ascii_words_equal_unicode_words(
+            text in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => proptest::sample::select(b"azAZ09_".to_vec()),
+                    1 => proptest::sample::select(b"@[`{/:.',; \n".to_vec()),
+                ],
+                0..200,
+            )
+        ) {
+            let text = String::from_utf8(text).unwrap();
+            let want: Vec<&str> = text.unicode_words().collect();
+            proptest::prop_assert_eq!(ascii(&text), want);
+        }
     }
 
     #[test]
