@@ -236,10 +236,11 @@ impl AsciiToken {
         })
     }
 
-    /// [`token_hash_bytes`](super::hash::token_hash_bytes)`(namespace, self.as_bytes())`, computed from the 8-byte words
-    /// already in registers instead of re-reading the bytes. It repeats FxHash's steps (one
-    /// `rotate, xor, multiply` per 8-, 4- or 1-byte piece: the `fxhash` crate's `write`, which
-    /// only takes a byte slice); a test pins it to the crate for every length.
+    /// [`token_hash_bytes`](super::hash::token_hash_bytes)`(namespace, self.as_bytes())`,
+    /// computed from the 8-byte words already in registers instead of re-reading the bytes.
+    /// It repeats FxHash's steps (one `rotate, xor, multiply` per 8-, 4- or 1-byte piece: the
+    /// `fxhash` crate's `write`, which only takes a byte slice); a test pins it to the crate
+    /// for every length.
     #[inline]
     pub fn hash(&self, namespace: u8) -> u64 {
         const SEED: u64 = 0x517c_c1b7_2722_0a95;
