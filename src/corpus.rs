@@ -75,21 +75,43 @@ fn is_hidden(name: &std::ffi::OsStr) -> bool {
 
 /// Every accepted file below `root` (or `root` itself when it is a file), sorted.
 pub fn list_files(root: &Path, filter: &FileFilter) -> Result<FileList> {
+    let mut files = Vec::new();
+    let warnings = walk_files(root, filter, usize::MAX, |batch| {
+        files.extend(batch);
+        true
+    })?;
+    Ok(FileList { files, warnings })
+}
+
+/// The files of [`list_files`] in the same order, handed to `batch` in runs of at most `size`
+/// as the walk finds them, so that a caller can start on the first files while the rest are
+/// still being listed; `batch` returns false to stop the walk. Returns the warnings for what
+/// could not be walked.
+pub fn walk_files(
+    root: &Path,
+    filter: &FileFilter,
+    size: usize,
+    mut batch: impl FnMut(Vec<PathBuf>) -> bool,
+) -> Result<Vec<String>> {
     let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
-    let mut list = FileList::default();
+    let mut warnings = Vec::new();
     if meta.is_file() {
-        list.files.push(root.to_path_buf());
-        return Ok(list);
+        batch(vec![root.to_path_buf()]);
+        return Ok(warnings);
     }
     let walker = WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+    let mut files = Vec::new();
     for entry in walker {
         match entry {
             Ok(e) if e.file_type().is_file() && filter.accepts(e.path()) => {
-                list.files.push(e.into_path())
+                files.push(e.into_path());
+                if files.len() >= size && !batch(std::mem::take(&mut files)) {
+                    return Ok(warnings);
+                }
             }
             Ok(_) => {}
             Err(e) => {
@@ -104,11 +126,14 @@ pub fn list_files(root: &Path, filter: &FileFilter) -> Result<FileList> {
                         .map(|io| io.to_string())
                         .unwrap_or_else(|| e.to_string())
                 };
-                list.warnings.push(format!("{path}: {why}"));
+                warnings.push(format!("{path}: {why}"));
             }
         }
     }
-    Ok(list)
+    if !files.is_empty() {
+        batch(files);
+    }
+    Ok(warnings)
 }
 
 /// Reads `root/<label>/**/<file>`: every sub-folder is a label.
@@ -175,6 +200,47 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("\"a[\""), "{err}");
+    }
+
+    #[test]
+    fn a_walk_in_batches_lists_the_same_files_in_the_same_order_and_can_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        for p in [
+            "b/2.txt",
+            "b/sub/1.txt",
+            "a/1.txt",
+            "a/3.txt",
+            "a/.hidden",
+            "c.txt",
+        ] {
+            let p = dir.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        let all = list_files(dir.path(), &FileFilter::default())
+            .unwrap()
+            .files;
+        let names: Vec<_> = all
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap())
+            .collect();
+        let want = ["a/1.txt", "a/3.txt", "b/2.txt", "b/sub/1.txt", "c.txt"];
+        assert_eq!(names, want.map(Path::new));
+        let mut batches = Vec::new();
+        walk_files(dir.path(), &FileFilter::default(), 2, |b| {
+            batches.push(b);
+            true
+        })
+        .unwrap();
+        assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), [2, 2, 1]);
+        assert_eq!(batches.concat(), all);
+        let mut seen = 0;
+        walk_files(dir.path(), &FileFilter::default(), 2, |b| {
+            seen += b.len();
+            false
+        })
+        .unwrap();
+        assert_eq!(seen, 2, "the walk stops when asked");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::archiving::Archiving;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
 use crate::batch::{classify_files, classify_files_keeping_text, DocumentText};
-use crate::corpus::list_files;
+use crate::corpus::walk_files;
 use crate::model::{Model, Prediction};
 use crate::route::{route_file, RouteMode, UNSURE};
 
@@ -82,13 +82,15 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         args.min_prob
     );
     let model = args.model.load(ui)?;
-    let list = list_files(&args.dir, &args.filter.build()?)?;
+    let filter = args.filter.build()?;
+    // The walk itself runs beside the labelling (below); a missing DIR fails here, before the
+    // output is created.
+    std::fs::metadata(&args.dir).map_err(|e| crate::error::Error::io(&args.dir, e))?;
     // Opened before any work, so that a bad index path fails fast.
     let mut archive = match &args.index {
         Some(path) => Some(Archiving::open(path, &model, &args.model)?),
         None => None,
     };
-    list.warnings.iter().for_each(|w| ui.warn(w));
     let route = match (&args.copy_to, &args.move_to) {
         (Some(d), _) => Some((d.clone(), RouteMode::Copy)),
         (_, Some(d)) => Some((d.clone(), RouteMode::Move)),
@@ -100,7 +102,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             Some(e) if e == "jsonl" => Format::Jsonl,
             _ => Format::Tsv,
         });
-    let progress = ui.progress(list.files.len() as u64);
+    let progress = ui.progress(0); // its length grows as the walk finds files
     progress.set_message("labelling");
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
@@ -117,8 +119,11 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let cannot_write = || format!("{out_name}: cannot write");
     // In chunks: each is classified in parallel and written in input order before the next
     // starts, so output flows during a long run, memory stays bounded on millions of files, and
-    // the order never depends on the number of threads.
-    for chunk in list.files.chunks(LABEL_CHUNK) {
+    // the order never depends on the number of threads. With more than one worker thread the
+    // directory walk runs in a thread of its own and hands over each chunk as soon as it has
+    // listed it: labelling starts at once instead of after the whole walk, which on 20,000
+    // files was 4–5% of a two-thread run spent on one core.
+    let mut write_chunk = |chunk: &[PathBuf]| -> anyhow::Result<()> {
         let results = classify_chunk(&model, chunk, &args, archive.is_some(), &progress)?;
         for (path, result) in chunk.iter().zip(results) {
             let (p, text) = match result {
@@ -159,7 +164,34 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             }
             *counts.entry(folder).or_default() += 1;
         }
-    }
+        Ok(())
+    };
+    let (dir, filter) = (&args.dir, &filter);
+    let warnings = if rayon::current_num_threads() == 1 {
+        // One thread asked for: list and label in turn.
+        let mut failed = None;
+        let warnings = walk_files(dir, filter, LABEL_CHUNK, |chunk| {
+            progress.inc_length(chunk.len() as u64);
+            write_chunk(&chunk).map_err(|e| failed = Some(e)).is_ok()
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        warnings
+    } else {
+        let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<PathBuf>>(1);
+        std::thread::scope(|scope| -> anyhow::Result<Vec<String>> {
+            let walk = scope.spawn(move || {
+                walk_files(dir, filter, LABEL_CHUNK, |chunk| send.send(chunk).is_ok())
+            });
+            for chunk in chunks {
+                progress.inc_length(chunk.len() as u64);
+                write_chunk(&chunk)?;
+            }
+            Ok(walk.join().expect("the directory walk does not panic")?)
+        })?
+    };
+    warnings.iter().for_each(|w| ui.warn(w));
     out.flush().with_context(cannot_write)?;
     let indexed = match archive {
         Some(a) => {
