@@ -1,5 +1,5 @@
 //! Any bytes → decode → email parse → pipeline → features, and a prediction: must never panic,
-//! hang or allocate without bound.
+//! hang or allocate without bound; and the pipeline's fast path must agree with its general one.
 #![no_main]
 
 use std::cell::RefCell;
@@ -42,6 +42,12 @@ fuzz_target!(|bytes: &[u8]| {
     PIPELINES.with(|p| {
         let (every_stage, default) = &mut *p.borrow_mut();
         let _ = every_stage.features(&doc);
+        // Differential: the fast path (ASCII scanner, compiled filters, hash from words) and
+        // the general path that explanations use (UAX #29 words, each filter, string hash)
+        // give the same buckets in the same order, on any input.
+        let fast = default.buckets(&doc).to_vec();
+        let general: Vec<u32> = default.trace(&doc).iter().map(|f| f.bucket).collect();
+        assert_eq!(fast, general, "fast and general paths disagree");
         if let Some(x) = default.features(&doc) {
             let p = model().predict(&x, Method::Gibbs { samples: 50, seed: 0 });
             let sum: f64 = p.distribution.probabilities.iter().sum();
