@@ -199,7 +199,12 @@ fn tokenize_and_hash_20ng(c: &mut Criterion) {
 
 /// The embedded model and the fixture posts as its feature vectors, with their labels.
 fn model_and_examples() -> (Model, Vec<(FeatureVector, usize)>) {
-    let model = Model::from_static(cwtext::cli::DEFAULT_MODEL, Path::new("default")).unwrap();
+    let model = Model::from_static(
+        cwtext::cli::DEFAULT_MODEL,
+        Path::new("default"),
+        cwtext::model::Checksum::Verify,
+    )
+    .unwrap();
     let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
     let examples = fixtures("news")
         .iter()

@@ -52,11 +52,19 @@ pub enum Checksum {
     /// For files up to [`VERIFY_LIMIT`] bytes: reading every byte of a large memory-mapped model
     /// would make each `classify` cost time in proportion to the model's size.
     IfSmall,
+    /// Never: for the models embedded in the binary, which are as intact as the binary itself
+    /// (a test verifies their checksums). Verifying the 7 MB default model read every page of
+    /// it and was about a quarter of a `classify`.
+    Embedded,
 }
 
 impl Checksum {
     fn applies_to(self, len: usize) -> bool {
-        self == Checksum::Verify || len <= VERIFY_LIMIT
+        match self {
+            Checksum::Verify => true,
+            Checksum::IfSmall => len <= VERIFY_LIMIT,
+            Checksum::Embedded => false,
+        }
     }
 }
 const PREFIX: usize = 16;
@@ -325,9 +333,10 @@ impl Model {
         Model::from_shared(Arc::new(bytes.to_vec()), origin, Checksum::Verify)
     }
 
-    /// The model embedded in the binary: nothing is copied or decoded up front.
-    pub fn from_static(bytes: &'static [u8], origin: &Path) -> Result<Model> {
-        Model::from_shared(Arc::new(bytes), origin, Checksum::Verify)
+    /// A model embedded in the binary: nothing is copied or decoded up front, and with
+    /// [`Checksum::Embedded`] nothing is checksummed either.
+    pub fn from_static(bytes: &'static [u8], origin: &Path, checksum: Checksum) -> Result<Model> {
+        Model::from_shared(Arc::new(bytes), origin, checksum)
     }
 
     /// Parses a model whose weights stay in `bytes` (a memory map, the embedded model, a
@@ -625,6 +634,7 @@ mod tests {
         assert!(Checksum::IfSmall.applies_to(VERIFY_LIMIT));
         assert!(!Checksum::IfSmall.applies_to(VERIFY_LIMIT + 1));
         assert!(Checksum::Verify.applies_to(usize::MAX));
+        assert!(!Checksum::Embedded.applies_to(1));
     }
 
     #[test]

@@ -1323,13 +1323,18 @@ fn shelf_models_are_chosen_by_name() {
             "neg",
         ),
     ] {
-        let out = cwtext()
-            .args(["classify", "-m", "sentiment"])
-            .write_stdin(review)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(stdout(&out).lines().next(), Some(want), "{review}");
+        // `--verify` checks the built-in model's checksum too (skipped by default) and changes
+        // nothing else.
+        for verify in [None, Some("--verify")] {
+            let out = cwtext()
+                .args(["classify", "-m", "sentiment"])
+                .args(verify)
+                .write_stdin(review)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert_eq!(stdout(&out).lines().next(), Some(want), "{review}");
+        }
     }
     let out = cwtext().args(["models"]).output().unwrap();
     let names: Vec<String> = stdout(&out)

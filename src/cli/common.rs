@@ -110,7 +110,8 @@ pub struct ModelArg {
     pub model: Option<PathBuf>,
     /// Verify the model's checksum even when the file is larger than 64 MiB (smaller files are
     /// always verified; a large model is memory-mapped and only the pages a document needs
-    /// are read).
+    /// are read), or when it is a built-in model (checked when cwtext is tested, not on every
+    /// start).
     #[arg(long)]
     pub verify: bool,
 }
@@ -143,7 +144,7 @@ pub fn load_model(spec: Option<&Path>, verify: bool, ui: &Ui) -> anyhow::Result<
             ));
         }
         let model = m
-            .load()
+            .load(verify)
             .with_context(|| format!("the built-in model {} is damaged", m.name))?;
         return Ok((model, m.name.to_string()));
     }

@@ -8,7 +8,7 @@ use crate::shelf::SHELF;
 pub fn run() -> anyhow::Result<Outcome> {
     let mut out = std::io::stdout().lock();
     for m in &SHELF {
-        let model = m.load()?;
+        let model = m.load(false)?;
         writeln!(
             out,
             "{:<10} {:>2} labels  {:>5.1} MB  {}",
