@@ -7,7 +7,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_no_panic, cwtext, fixtures, stderr, stdout, with_closed_stdout};
+use common::{
+    assert_no_panic, assert_refused, cwtext, fixtures, stderr, stdout, with_closed_stdout,
+};
 
 /// Compares with (or, with CWTEXT_BLESS=1, writes) a golden file.
 fn golden(name: &str, actual: &str) {
@@ -410,23 +412,14 @@ fn bad_settings_name_the_value() {
         (vec!["-k", "3"], "k is 3"),
         (vec!["--stopwords", "klingon"], "\"klingon\""),
     ] {
-        let out = cwtext()
-            .args(["train", "news", "-o"])
-            .arg(&m)
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&out).contains(msg), "{args:?}: {}", stderr(&out));
-        assert!(!m.exists(), "no model written on bad settings");
+        train_refused(&m, &args, msg);
     }
     let out = cwtext()
         .args(["train", "no-such-dir", "-o"])
         .arg(&m)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("no-such-dir"), "{}", stderr(&out));
+    assert_refused(&out, "no-such-dir");
 }
 
 /// `--tokenizer bpe|wordpiece` trains a vocabulary on the training files, says so, stores it in
@@ -513,20 +506,27 @@ fn subword_settings_name_the_bad_value() {
         ),
         (vec!["--tokenizer", "sentencepiece"], "sentencepiece"),
     ] {
-        let out = cwtext()
-            .args(["train", "news", "-o"])
-            .arg(&m)
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&out).contains(msg), "{args:?}: {}", stderr(&out));
+        let err = train_refused(&m, &args, msg);
         assert!(
-            !stderr(&out).contains("trained a"),
+            !err.contains("trained a"),
             "{args:?}: checked before training"
         );
-        assert!(!m.exists(), "no model written on bad settings");
     }
+}
+
+/// `train news -o M ARGS`, which must be refused (exit code 2, `msg` on standard error)
+/// without writing M; its standard error.
+fn train_refused(m: &Path, args: &[&str], msg: &str) -> String {
+    let out = cwtext()
+        .args(["train", "news", "-o"])
+        .arg(m)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(stderr(&out).contains(msg), "{args:?}: {}", stderr(&out));
+    assert!(!m.exists(), "no model written on bad settings");
+    stderr(&out)
 }
 
 #[test]
@@ -542,12 +542,7 @@ fn a_failed_training_run_keeps_the_previous_model() {
         .arg(&model)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("no documents found"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "no documents found");
     assert_eq!(std::fs::read(&model).unwrap(), before);
 }
 
@@ -565,12 +560,7 @@ fn help_lists_examples_and_exit_codes() {
 fn binary_standard_input_is_refused() {
     let png = std::fs::read(fixtures().join("odd/image.png")).unwrap();
     let out = cwtext().arg("classify").write_stdin(png).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("<stdin>: binary file (image/png data)"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "<stdin>: binary file (image/png data)");
 }
 
 #[cfg(unix)]
@@ -714,12 +704,7 @@ fn invalid_learner_combinations_are_refused_with_the_reason() {
         .arg(dir.path().join("m.cwm"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("exactly 2 labels"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "exactly 2 labels");
 }
 
 #[test]
@@ -833,12 +818,7 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         .arg(&model)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("at least 1 trial, but is 0"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "at least 1 trial, but is 0");
 }
 
 #[test]
@@ -1055,8 +1035,7 @@ fn learn_adds_unseen_labels_from_files_and_standard_input() {
         .arg(&news)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("give --label L"), "{}", stderr(&out));
+    assert_refused(&out, "give --label L");
     // A binary-formulation model cannot take a third label.
     let (_d, binary) = train("mail", &["--binary"]);
     let out = cwtext()
@@ -1066,12 +1045,7 @@ fn learn_adds_unseen_labels_from_files_and_standard_input() {
         .arg(&news)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("exactly two labels"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "exactly two labels");
 }
 
 fn model_lock_path(model: &Path) -> PathBuf {
@@ -1172,12 +1146,7 @@ fn sharded_training_merges_its_shards() {
         .arg(dir.path().join("m.cwm"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("has no documents: use fewer shards"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "has no documents: use fewer shards");
 }
 
 /// Two processes on 127.0.0.1 train on timely dataflow and write exactly the model that
@@ -1348,13 +1317,9 @@ fn shelf_models_are_chosen_by_name() {
         .write_stdin("hello")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains(
-            "spma is neither a model file nor a built-in model (topics, spam, sentiment)"
-        ),
-        "{}",
-        stderr(&out)
+    assert_refused(
+        &out,
+        "spma is neither a model file nor a built-in model (topics, spam, sentiment)",
     );
 }
 
@@ -1455,15 +1420,9 @@ fn explain_splits_the_margin_into_the_documents_own_words() {
         .args(["explain", "odd/whitespace.txt"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("odd/whitespace.txt"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "odd/whitespace.txt");
     let out = cwtext().args(["explain", "nope.txt"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("nope.txt"), "{}", stderr(&out));
+    assert_refused(&out, "nope.txt");
     assert_no_panic(&out);
     drop(dir);
 }
@@ -1588,20 +1547,10 @@ fn keep_vocabulary_names_features_in_inspect_and_explain() {
         .arg(dir.path().join("x.cwm"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("at least 1 text per bucket, but is 0"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "at least 1 text per bucket, but is 0");
     let out = cwtext()
         .args(["inspect", "spam", "--label", "eggs"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("spam has no label \"eggs\"; its labels are ham, spam"),
-        "{}",
-        stderr(&out)
-    );
+    assert_refused(&out, "spam has no label \"eggs\"; its labels are ham, spam");
 }

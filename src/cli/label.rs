@@ -124,6 +124,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // listed it: labelling starts at once instead of after the whole walk, which on 20,000
     // files was 4–5% of a two-thread run spent on one core.
     let mut write_chunk = |chunk: &[PathBuf]| -> anyhow::Result<()> {
+        progress.inc_length(chunk.len() as u64);
         let results = classify_chunk(&model, chunk, &args, archive.is_some(), &progress)?;
         for (path, result) in chunk.iter().zip(results) {
             let (p, text) = match result {
@@ -171,7 +172,6 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         // One thread asked for: list and label in turn.
         let mut failed = None;
         let warnings = walk_files(dir, filter, LABEL_CHUNK, |chunk| {
-            progress.inc_length(chunk.len() as u64);
             write_chunk(&chunk).map_err(|e| failed = Some(e)).is_ok()
         })?;
         if let Some(e) = failed {
@@ -185,7 +185,6 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 walk_files(dir, filter, LABEL_CHUNK, |chunk| send.send(chunk).is_ok())
             });
             for chunk in chunks {
-                progress.inc_length(chunk.len() as u64);
                 write_chunk(&chunk)?;
             }
             Ok(walk.join().expect("the directory walk does not panic")?)

@@ -240,7 +240,10 @@ impl AsciiToken {
     /// computed from the 8-byte words already in registers instead of re-reading the bytes.
     /// It repeats FxHash's steps (one `rotate, xor, multiply` per 8-, 4- or 1-byte piece: the
     /// `fxhash` crate's `write`, which only takes a byte slice); a test pins it to the crate
-    /// for every length.
+    /// for every length. Measured against calling the crate on `as_bytes()`: a few more
+    /// instructions, but the whole pipeline ran at 0.62 instead of 0.58 of the bare split +
+    /// hash (alternating runs): the crate re-reads, in 4- and 1-byte pieces, the words just
+    /// stored.
     #[inline]
     pub fn hash(&self, namespace: u8) -> u64 {
         const SEED: u64 = 0x517c_c1b7_2722_0a95;

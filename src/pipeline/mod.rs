@@ -243,9 +243,6 @@ pub struct Pipeline {
     /// The filters compiled for ASCII tokens, when every filter has a byte-level form (the default
     /// pipeline's do; stemming has none).
     ascii_chain: Option<AsciiChain>,
-    /// Whether the tokeniser is UAX #29 words, which the fast path scans for itself on ASCII
-    /// text.
-    words_tokenizer: bool,
     /// Whether the last document hit the token limit.
     truncated: bool,
 }
@@ -267,7 +264,6 @@ impl Pipeline {
                 .map(|f| f.ascii_form())
                 .collect::<Option<Vec<_>>>()
                 .map(AsciiChain::new),
-            words_tokenizer: config.tokenizer == TokenizerConfig::UnicodeWords,
             filters,
             ngrams: Ngrams {
                 max_n: config.max_ngram,
@@ -337,8 +333,11 @@ impl Pipeline {
             // closure directly (no virtual call per token), each word is loaded into a reused
             // stack buffer (lowercased on the way when the filters allow), filtered there and
             // hashed from its 8-byte words: no allocation, no lookup. It gives the same hashes
-            // as the general path (property-tested).
-            Some(chain) if self.words_tokenizer && text.is_ascii() => {
+            // as the general path (property-tested): on ASCII text its scanner finds exactly
+            // the UAX #29 words.
+            Some(chain)
+                if self.config.tokenizer == TokenizerConfig::UnicodeWords && text.is_ascii() =>
+            {
                 let (bytes, lowercased) = (text.as_bytes(), chain.lowercase_on_load());
                 tokenizer::ascii_word_spans(bytes, |start, end| {
                     if tokens.len() >= limit {

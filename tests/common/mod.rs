@@ -27,6 +27,13 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
+/// The run was refused the way bad input and bad settings are (exit code 2), saying `message`
+/// on standard error.
+pub fn assert_refused(out: &Output, message: &str) {
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
+    assert!(stderr(out).contains(message), "{}", stderr(out));
+}
+
 pub fn assert_no_panic(out: &Output) {
     assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
 }
