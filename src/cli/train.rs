@@ -147,6 +147,9 @@ pub struct TrainArgs {
     /// No separate features for email Subject, From and To.
     #[arg(long)]
     pub no_email_headers: bool,
+    /// Punctuation, symbols and emoji between the words are features too.
+    #[arg(long)]
+    pub symbols: bool,
     /// Read at most this many bytes of a document (the rest is cut off with a warning).
     #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
     pub max_document_bytes: usize,
@@ -389,6 +392,7 @@ impl TrainArgs {
                 },
                 bias: !self.no_bias,
                 email_headers: !self.no_email_headers,
+                symbols: self.symbols,
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,
                 max_mime_depth: self.max_mime_depth,

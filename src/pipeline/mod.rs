@@ -46,6 +46,10 @@ pub struct PipelineConfig {
     pub bias: bool,
     /// Give email Subject, From and To header-prefixed features of their own.
     pub email_headers: bool,
+    /// Punctuation, symbols and emoji between the words are tokens too (see [`tokenizer`]).
+    /// Absent in models written before it existed, which had none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub symbols: bool,
     /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
     /// huge file cannot exhaust memory or time.
     #[serde(default = "default_max_document_bytes")]
@@ -100,6 +104,7 @@ impl Default for PipelineConfig {
             },
             bias: true,
             email_headers: true,
+            symbols: false,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
             max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
@@ -258,7 +263,7 @@ impl Pipeline {
         let filters: Vec<Box<dyn TokenFilter>> =
             config.filters.iter().map(FilterConfig::build).collect();
         Ok(Pipeline {
-            tokenizer: config.tokenizer.build()?,
+            tokenizer: config.tokenizer.build(config.symbols)?,
             ascii_chain: filters
                 .iter()
                 .map(|f| f.ascii_form())
@@ -339,7 +344,12 @@ impl Pipeline {
                 if self.config.tokenizer == TokenizerConfig::UnicodeWords && text.is_ascii() =>
             {
                 let (bytes, lowercased) = (text.as_bytes(), chain.lowercase_on_load());
-                tokenizer::ascii_word_spans(bytes, |start, end| {
+                let spans = if self.config.symbols {
+                    tokenizer::ascii_spans::<true>
+                } else {
+                    tokenizer::ascii_spans::<false>
+                };
+                spans(bytes, &mut |start, end| {
                     if tokens.len() >= limit {
                         *truncated = true;
                         return;
@@ -455,8 +465,15 @@ mod tests {
         use unicode_segmentation::UnicodeSegmentation;
         let mut filters: Vec<Box<dyn TokenFilter>> =
             config.filters.iter().map(FilterConfig::build).collect();
-        let tokens: Vec<u64> = text
-            .unicode_words()
+        let segments: Vec<&str> = if config.symbols {
+            text.split_word_bounds()
+                .filter(|s| tokenizer::is_token(s))
+                .collect()
+        } else {
+            text.unicode_words().collect()
+        };
+        let tokens: Vec<u64> = segments
+            .into_iter()
             .filter_map(|w| filtered_hash(&mut filters, w, NS_BODY))
             .collect();
         let mut grams = Vec::new();
@@ -492,6 +509,10 @@ mod tests {
         "...",
         "\n",
         "$5",
+        "!?",
+        ":-)",
+        "\"quoted\"",
+        "\x01",
         "fifteen_bytes_x",
         "Sixteen_bytes_xy",
         "seventeen_bytes_x",
@@ -516,10 +537,11 @@ mod tests {
         #[test]
         fn ascii_fast_path_equals_the_general_path(
             words in proptest::collection::vec(proptest::sample::select(WORDS), 0..40),
-            non_ascii in proptest::option::of(proptest::sample::select(vec!["naïve", "ÉCOLE"])),
+            non_ascii in proptest::option::of(proptest::sample::select(vec!["naïve", "ÉCOLE", "«»"])),
+            symbols in proptest::bool::ANY,
         ) {
             let text = words.iter().copied().chain(non_ascii).collect::<Vec<_>>().join(" ");
-            let config = PipelineConfig::default();
+            let config = PipelineConfig { symbols, ..PipelineConfig::default() };
             let mut pipeline = Pipeline::new(&config).unwrap();
             let doc = text_document(&text);
             proptest::prop_assert_eq!(pipeline.buckets(&doc).to_vec(), general_buckets(&config, &text));

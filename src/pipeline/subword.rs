@@ -152,14 +152,14 @@ fn missing_feature(what: &str) -> Error {
 
 #[cfg(not(feature = "subword"))]
 impl Bpe {
-    pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
+    pub fn build(&self, _symbols: bool) -> Result<Box<dyn Tokenizer>> {
         Err(missing_feature("BPE"))
     }
 }
 
 #[cfg(not(feature = "subword"))]
 impl WordPiece {
-    pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
+    pub fn build(&self, _symbols: bool) -> Result<Box<dyn Tokenizer>> {
         Err(missing_feature("WordPiece"))
     }
 }
@@ -204,7 +204,7 @@ mod with_crate {
     use tokenizers::{AddedToken, Model, NormalizedString, Trainer};
 
     use super::*;
-    use crate::pipeline::tokenizer::{words, TokenizerConfig};
+    use crate::pipeline::tokenizer::{is_word, words, words_and_symbols, TokenizerConfig};
 
     /// Words → pieces are cached (text repeats its words); emptied at this many words.
     const CACHE_LIMIT: usize = 1 << 16;
@@ -360,14 +360,17 @@ mod with_crate {
         /// Word as it came → its pieces.
         cache: FxHashMap<Box<str>, Box<[Box<str>]>>,
         normal: String,
+        /// Symbol segments between the words are tokens too, as they are (no pieces).
+        symbols: bool,
     }
 
     impl Subword {
-        fn boxed(model: Pieces) -> Box<dyn Tokenizer> {
+        fn boxed(model: Pieces, symbols: bool) -> Box<dyn Tokenizer> {
             Box::new(Subword {
                 model,
                 cache: FxHashMap::default(),
                 normal: String::new(),
+                symbols,
             })
         }
     }
@@ -378,8 +381,13 @@ mod with_crate {
                 model,
                 cache,
                 normal,
+                symbols,
             } = self;
-            words(text, &mut |word| {
+            let split = if *symbols { words_and_symbols } else { words };
+            split(text, &mut |word| {
+                if *symbols && !is_word(word) {
+                    return sink(word);
+                }
                 if let Some(pieces) = cache.get(word) {
                     pieces.iter().for_each(|p| sink(p));
                     return;
@@ -406,19 +414,19 @@ mod with_crate {
     }
 
     impl Bpe {
-        pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
+        pub fn build(&self, symbols: bool) -> Result<Box<dyn Tokenizer>> {
             let model = BPE::builder()
                 .vocab_and_merges(vocab_map(&self.pieces, "BPE")?, self.merges.clone())
                 // The tokeniser caches whole words itself.
                 .cache_capacity(0)
                 .build()
                 .map_err(|e| crate_error("the BPE vocabulary is inconsistent", e))?;
-            Ok(Subword::boxed(Pieces::Bpe(model)))
+            Ok(Subword::boxed(Pieces::Bpe(model), symbols))
         }
     }
 
     impl WordPiece {
-        pub fn build(&self) -> Result<Box<dyn Tokenizer>> {
+        pub fn build(&self, symbols: bool) -> Result<Box<dyn Tokenizer>> {
             if !self.pieces.iter().any(|p| p == UNKNOWN) {
                 return Err(Error::InvalidSetting(format!(
                     "the WordPiece vocabulary lacks {UNKNOWN}"
@@ -431,7 +439,7 @@ mod with_crate {
                 .max_input_chars_per_word(MAX_WORD_CHARS)
                 .build()
                 .map_err(|e| crate_error("the WordPiece vocabulary is inconsistent", e))?;
-            Ok(Subword::boxed(Pieces::WordPiece(model)))
+            Ok(Subword::boxed(Pieces::WordPiece(model), symbols))
         }
     }
 
@@ -447,7 +455,7 @@ mod with_crate {
         }
 
         fn pieces(config: &TokenizerConfig, text: &str) -> Vec<String> {
-            let mut tokenizer = config.build().unwrap();
+            let mut tokenizer = config.build(false).unwrap();
             let mut out = Vec::new();
             // Twice: the second pass comes from the cache and must agree.
             for _ in 0..2 {
@@ -479,6 +487,14 @@ mod with_crate {
                 "{want:?}"
             );
             assert_eq!(want.last().unwrap(), "lowest", "{want:?}");
+            // With symbols, the punctuation between the words comes through as it is, in place.
+            let mut tokenizer = config.build(true).unwrap();
+            let mut with = Vec::new();
+            tokenizer.tokenize(text, &mut |p| with.push(p.to_string()));
+            let (symbols, words): (Vec<String>, Vec<String>) =
+                with.into_iter().partition(|t| !is_word(t));
+            assert_eq!(symbols, [",", ";"]);
+            assert_eq!(words, want);
         }
 
         #[test]
@@ -511,11 +527,11 @@ mod with_crate {
                 pieces: vec!["a".into(), "b".into()],
                 merges: vec![("a".into(), "c".into())],
             });
-            assert!(bpe.build().is_err());
+            assert!(bpe.build(false).is_err());
             let wordpiece = TokenizerConfig::WordPiece(WordPiece {
                 pieces: vec!["a".into()],
             });
-            let err = wordpiece.build().err().unwrap().to_string();
+            let err = wordpiece.build(false).err().unwrap().to_string();
             assert!(err.contains("[UNK]"), "{err}");
         }
     }
