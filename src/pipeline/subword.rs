@@ -564,7 +564,7 @@ mod tests {
             pieces: vec!["a".into()],
             merges: vec![],
         });
-        let err = config.build().err().unwrap().to_string();
+        let err = config.build(false).err().unwrap().to_string();
         assert!(err.contains("BPE pieces"), "{err}");
         assert!(err.contains("--features subword"), "{err}");
     }
