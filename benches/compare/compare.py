@@ -1,5 +1,11 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark of cwtext against fastText, Vowpal Wabbit and scikit-learn.
+"""Side-by-side benchmark of cwtext against fastText, Vowpal Wabbit, LIBLINEAR and scikit-learn.
+
+Default peers run with one fixed setting each; tuned peers (fastText autotune, grids for
+PassiveAggressive and LogisticRegression) choose their settings on the same validation fifth of
+the training split that `cwtext tune` uses (`cwtext_held_out`, a port of cwtext's `held_out`
+checked against golden values), then train on every training file. The tables carry the
+figures issue 15's targets are judged on (`judge`, `summary`).
 
 Run through run.sh, which prepares the corpora, the virtual environment and the cwtext binary.
 This file has two roles:
@@ -41,18 +47,92 @@ import numpy as np
 
 # name -> (folder below CORPORA, split rule). "files": the corpus' own train-*/test-* file names;
 # "hash": a fixed hash of the path relative to the corpus root puts one fifth in the test split.
+# The dev corpora: what cwtext is developed and judged on (`--corpora dev`, the default).
 CORPORA = {
     "20ng": ("20ng", "files"),
     "spamassassin": ("spamassassin/binary", "hash"),
     "movie_sentiment": ("movie_sentiment", "hash"),
+    "tweet_sentiment": ("tweet_sentiment", "hash"),
+    "questions": ("questions", "hash"),
     "sms_spam": ("sms_spam", "hash"),
     "fortunes_category": ("fortunes_category", "hash"),
 }
+# Extra corpora (`corpora/fetch.sh --extra`, `--corpora extra`): analogues of the held-out corpora
+# that the issue's evaluators use, for checking that choices made on the dev corpora generalise.
+# Nothing should be tuned on them.
+EXTRA = {
+    "manpages_language": ("extra/manpages_language", "hash"),
+    "debian_sections": ("extra/debian_sections", "hash"),
+    "amazon_sentiment": ("extra/amazon_sentiment", "hash"),
+    "nyt_sentiment": ("extra/nyt_sentiment", "hash"),
+    "reuters_r8": ("extra/reuters_r8", "files"),
+    "reuters_r52": ("extra/reuters_r52", "files"),
+    "election_tweets": ("extra/election_tweets", "hash"),
+    "spamassassin_folders": ("spamassassin/folders", "hash"),
+}
+ALL_CORPORA = {**CORPORA, **EXTRA}
+GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}
 
 
 def is_test(rel: str) -> bool:
     """The hash split: first 8 bytes of sha1(relative path) as a big-endian integer, mod 5 == 0."""
     return int.from_bytes(hashlib.sha1(rel.encode("utf-8")).digest()[:8], "big") % 5 == 0
+
+
+_FX_SEED = 0x517CC1B727220A95  # fxhash 0.2's SEED64
+_M64 = (1 << 64) - 1
+
+
+def fxhash64(data: bytes) -> int:
+    """FxHasher64::default(), .write(data), .finish() of the Rust crate fxhash 0.2: 8-byte
+    little-endian words, then one 4-byte word, then single bytes, each folded in as
+    hash = (rotl(hash, 5) ^ word) * SEED."""
+    h, i, n = 0, 0, len(data)
+
+    def fold(h: int, word: int) -> int:
+        return ((((h << 5) | (h >> 59)) & _M64) ^ word) * _FX_SEED & _M64
+
+    while n - i >= 8:
+        h, i = fold(h, int.from_bytes(data[i:i + 8], "little")), i + 8
+    if n - i >= 4:
+        h, i = fold(h, int.from_bytes(data[i:i + 4], "little")), i + 4
+    for byte in data[i:]:
+        h = fold(h, byte)
+    return h
+
+
+def cwtext_held_out(rel: str) -> bool:
+    """cwtext's validation fifth (`held_out` in src/train.rs, used by `tune` and by `train`'s
+    calibration): the top 32 bits of the FxHash64 of the path relative to the corpus root,
+    mod 5 == 0. The tuned peers validate on exactly these files."""
+    return (fxhash64(rel.encode("utf-8")) >> 32) % 5 == 0
+
+
+# (relative path, fxhash64, held out) printed by cwtext's own `cwtext::train::held_out` and
+# FxHasher64 (a throw-away crate depending on this one, see the README); checked on every run.
+HELD_OUT_GOLDEN = [
+    ("pos/00001.txt", 0xaafdb329d885b7b2, False),
+    ("spam/00123.txt", 0xaaec1f51a0a78751, False),
+    ("sci.space/train-05593.txt", 0x5d35b1f75d3fa6e9, True),
+    ("neg/1_2.txt", 0xb99a7577323371d7, True),
+    ("a", 0xe0456665d3e60275, False),
+    ("ab", 0x00ce0daa6a7e9336, False),
+    ("abcd", 0x178af1ad27920c75, True),
+    ("abcdefg", 0xa664499bfa76b0ca, False),
+    ("abcdefgh", 0xe2237c7627920c75, False),
+    ("abcdefghijkl", 0xbe117a6f933181f9, True),
+    ("abcdefghijklm", 0xbc2ee5787c826362, False),
+    ("naïve/été-ß.txt", 0x5bf57f4baa9f8b92, False),
+    ("entity/00014.txt", 0x84823d1903b13ab7, False),
+    ("description/00000.txt", 0x9624a91aac576051, False),
+]
+
+
+def check_held_out_port() -> None:
+    for rel, want_hash, want in HELD_OUT_GOLDEN:
+        got = fxhash64(rel.encode("utf-8"))
+        assert got == want_hash, f"fxhash64({rel!r}) = {got:#x}, cwtext's FxHasher64 gives {want_hash:#x}"
+        assert cwtext_held_out(rel) == want, f"held_out({rel!r}) differs from cwtext's"
 
 
 def corpus_files(root: Path):
@@ -72,7 +152,7 @@ def corpus_files(root: Path):
 
 def make_split(corpus: str, corpora_dir: Path, splits_dir: Path) -> dict:
     """Materialise SPLITS/<corpus>/{train,test}/<label>/<file> as symbolic links, afresh."""
-    sub, rule = CORPORA[corpus]
+    sub, rule = ALL_CORPORA[corpus]
     root = corpora_dir / sub
     dest = splits_dir / corpus
     shutil.rmtree(dest, ignore_errors=True)
@@ -97,7 +177,8 @@ def read_split(split: Path, labels: list[str] | None = None):
     """Every document below split/<label>/ in sorted order, decoded as UTF-8 (errors='replace').
 
     Returns (labels, paths, texts, y); y indexes `labels` (taken from the folders when not given,
-    -1 for a label the model never saw)."""
+    -1 for a label the model never saw). A path's part after split/ is `label/file`, the relative
+    path that cwtext's held-out fifth is computed from."""
     if labels is None:
         labels = sorted(p.name for p in split.iterdir() if p.is_dir() and not p.name.startswith("."))
     index = {label: i for i, label in enumerate(labels)}
@@ -113,7 +194,7 @@ def read_split(split: Path, labels: list[str] | None = None):
 # ------------------------------------------------------------------------------------------------
 # Peers: settings and the worker that trains or applies one of them
 
-# (table name, key, has probabilities)
+# (table name, key, has probabilities). The default peers run with one fixed setting each.
 PEERS = [
     ("fastText", "fasttext", True),
     ("Vowpal Wabbit", "vw", True),
@@ -122,7 +203,27 @@ PEERS = [
     ("Perceptron", "perceptron", False),
     ("MultinomialNB", "nb", True),
     ("LogisticRegression", "logreg", True),
+    ("LIBLINEAR (LinearSVC)", "liblinear", False),
 ]
+# Tuned peers: each chooses its settings on cwtext's validation fifth of the training split
+# (cwtext_held_out), then trains the winner on every training file.
+TUNED_PEERS = [
+    ("fastText autotune", "fasttext-autotune", True),
+    ("PassiveAggressive grid", "pa-grid", False),
+    ("LogisticRegression grid", "logreg-grid", True),
+]
+PEER_KEYS = [key for _, key, _ in PEERS + TUNED_PEERS]
+DEFAULT_PEER_NAMES = {name for name, _, _ in PEERS}
+TUNED_PEER_NAMES = {name for name, _, _ in TUNED_PEERS}
+
+# The grids (every combination is tried): C, word n-grams, stop words (none / scikit-learn's
+# English list). PassiveAggressive's C is its aggressiveness cap (default 1.0);
+# LogisticRegression's C the inverse regularisation strength (1000 is the default row's).
+GRID_C = {"pa-grid": [0.01, 0.1, 1.0], "logreg-grid": [10.0, 100.0, 1000.0]}
+GRID_NGRAMS = [(1, 1), (1, 2)]
+GRID_STOPWORDS = [None, "english"]
+# fastText autotune's time budget: at least the wall time `cwtext tune` took on the corpus.
+AUTOTUNE_MIN_SECONDS = 30
 
 HASH_FEATURES = 2**18  # per label, the same hashed space as cwtext's default --hash-bits 18
 
@@ -146,72 +247,174 @@ def vw_line(text: str, label: int | None = None) -> str:
     return f"{'' if label is None else label} |w {body}\n"
 
 
-def sklearn_model(key: str, quick: bool):
-    """The scikit-learn pipeline of a peer: hashed unigrams and bigrams, tf-idf, classifier."""
+def sklearn_model(key: str, quick: bool, C: float | None = None, ngrams=(1, 2), stop_words=None):
+    """The scikit-learn pipeline of a peer: hashed unigrams and bigrams, tf-idf, classifier.
+    C, ngrams and stop_words are the grids' knobs; the default peers use the values below."""
     from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
-    from sklearn.linear_model import LogisticRegression, Perceptron, SGDClassifier
-    from sklearn.naive_bayes import MultinomialNB
     from sklearn.pipeline import make_pipeline
 
     # Raw counts of unigrams and bigrams hashed into 2^18 columns, then sublinear tf-idf with
     # unit length, as scikit-learn's text classification example does (TfidfVectorizer(
     # sublinear_tf=True)); HashingVectorizer + TfidfTransformer is its documented hashed form.
     # alternate_sign=False keeps counts non-negative (MultinomialNB and the log of tf need it).
-    vec = HashingVectorizer(ngram_range=(1, 2), n_features=HASH_FEATURES, alternate_sign=False,
-                            norm=None)
+    vec = HashingVectorizer(ngram_range=ngrams, stop_words=stop_words, n_features=HASH_FEATURES,
+                            alternate_sign=False, norm=None)
     tfidf = TfidfTransformer(sublinear_tf=True)
+    return make_pipeline(vec, tfidf, sklearn_classifier(key, quick, C))
+
+
+def sklearn_classifier(key: str, quick: bool, C: float | None = None):
+    """The classifier of a scikit-learn peer; C overrides its default (the grids)."""
+    from sklearn.linear_model import LogisticRegression, Perceptron, SGDClassifier
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.svm import LinearSVC
+
     iters = 5 if quick else 1000  # scikit-learn's default max_iter; tol=1e-3 stops long before
     if key == "sgd":
         # alpha=1e-6 rather than the 1e-4 default, which underfits unit-length tf-idf rows:
         # the best validation log loss of {1e-5, 1e-6, 1e-7} (see the README).
         clf = SGDClassifier(loss="log_loss", alpha=1e-6, max_iter=iters, tol=1e-3, n_jobs=2,
                             random_state=1)
-    elif key == "pa":
+    elif key in ("pa", "pa-grid"):
+        c = 1.0 if C is None else C
         try:  # deprecated in scikit-learn 1.8 (removed in 1.10) in favour of the SGD form below
             from sklearn.linear_model import PassiveAggressiveClassifier
             warnings.simplefilter("ignore", FutureWarning)
-            clf = PassiveAggressiveClassifier(C=1.0, max_iter=iters, tol=1e-3, n_jobs=2, random_state=1)
+            clf = PassiveAggressiveClassifier(C=c, max_iter=iters, tol=1e-3, n_jobs=2, random_state=1)
         except ImportError:
-            clf = SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=1.0,
+            clf = SGDClassifier(loss="hinge", penalty=None, learning_rate="pa1", eta0=c,
                                 max_iter=iters, tol=1e-3, n_jobs=2, random_state=1)
     elif key == "perceptron":
         clf = Perceptron(max_iter=iters, tol=1e-3, n_jobs=2, random_state=1)
     elif key == "nb":
         # alpha=0.01 as in scikit-learn's out-of-core and sparse-features text examples.
         clf = MultinomialNB(alpha=0.01)
-    elif key == "logreg":
+    elif key == "liblinear":
+        # LIBLINEAR's L2-regularised L2-loss SVM (scikit-learn's LinearSVC wraps LIBLINEAR),
+        # one-vs-rest, its defaults (C=1, which suits unit-length tf-idf rows).
+        clf = LinearSVC(C=1.0, max_iter=iters, random_state=1)
+    elif key in ("logreg", "logreg-grid"):
         # Multinomial (softmax) logistic regression. SAGA: one cheap pass over the sparse rows
         # per iteration, about a minute on 20 Newsgroups where L-BFGS took minutes (and over
         # 10 minutes with 40 labels). C=1000: unit-length tf-idf rows need weak regularisation;
         # the best validation log loss of {10, 100, 1000} (C=10 is as accurate but
         # underconfident: ECE 0.31 on 20ng).
-        clf = LogisticRegression(C=1000.0, solver="saga", max_iter=10 if quick else 300, tol=1e-3,
-                                 random_state=1)
+        clf = LogisticRegression(C=1000.0 if C is None else C, solver="saga",
+                                 max_iter=10 if quick else 300, tol=1e-3, random_state=1)
     else:
         raise ValueError(key)
-    return make_pipeline(vec, tfidf, clf)
+    return clf
 
 
-def peer_train(key: str, split: Path, model_dir: Path, quick: bool) -> dict:
+def write_fasttext(path: Path, texts: list[str], y) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for text, label in zip(texts, y):
+            f.write(f"__label__{label} {' '.join(tokens(text))}\n")
+
+
+# The fastText arguments that autotune sets (src/autotune.cc) plus the loss, carried over from the
+# autotuned model to the final training on every file.
+AUTOTUNED_ARGS = ("lr", "dim", "ws", "epoch", "minCount", "minn", "maxn", "neg", "wordNgrams",
+                  "bucket", "lrUpdateRate", "t")
+
+
+def fasttext_autotune(texts, y, valid, model_dir: Path, budget: int) -> dict:
+    """fastText's -autotune-validation: search on the training files outside cwtext's validation
+    fifth, validated on that fifth, for `budget` seconds; then, with the settings it found, train
+    on every training file. Returns the chosen settings."""
+    import fasttext
+
+    fit, check, data = model_dir / "fit.txt", model_dir / "valid.txt", model_dir / "train.txt"
+    write_fasttext(fit, [t for t, v in zip(texts, valid) if not v], y[~valid])
+    write_fasttext(check, [t for t, v in zip(texts, valid) if v], y[valid])
+    search_start = time.perf_counter()
+    tuned = fasttext.train_supervised(input=str(fit), autotuneValidationFile=str(check),
+                                      autotuneDuration=budget, thread=2, verbose=0)
+    search_s = time.perf_counter() - search_start
+    args = tuned.f.getArgs()
+    chosen = {name: getattr(args, name) for name in AUTOTUNED_ARGS}
+    chosen["loss"] = str(args.loss).split(".")[-1]
+    del tuned
+    write_fasttext(data, texts, y)
+    model = fasttext.train_supervised(input=str(data), **chosen, thread=2, seed=1, verbose=0)
+    model.save_model(str(model_dir / "model.bin"))
+    for path in (fit, check, data):
+        path.unlink()
+    return {"chosen": chosen, "search_seconds": search_s, "budget_seconds": budget}
+
+
+def sklearn_grid(key: str, texts, y, valid, quick: bool):
+    """Every (C, n-grams, stop words) of the grid trained on the training files outside cwtext's
+    validation fifth and scored by accuracy on that fifth; the best (the first on ties) is refit
+    on every training file. Returns (model, chosen settings, every trial)."""
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+
+    trials = []
+    for ngrams in GRID_NGRAMS:
+        for stop_words in GRID_STOPWORDS:
+            # HashingVectorizer is stateless: hash once per feature setting, fit tf-idf on the
+            # fitting part only, then try every C on the same rows.
+            counts = HashingVectorizer(ngram_range=ngrams, stop_words=stop_words,
+                                       n_features=HASH_FEATURES, alternate_sign=False,
+                                       norm=None).transform(texts)
+            tfidf = TfidfTransformer(sublinear_tf=True).fit(counts[~valid])
+            fit, check = tfidf.transform(counts[~valid]), tfidf.transform(counts[valid])
+            clf = None
+            for C in GRID_C[key]:
+                if key == "logreg-grid" and clf is not None:
+                    # Along the regularisation path (C ascending), SAGA starts from the previous
+                    # C's solution: the same convex optimum (to the tolerance), in fewer passes.
+                    clf.set_params(C=C, warm_start=True)
+                else:
+                    clf = sklearn_classifier(key, quick, C)
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    clf.fit(fit, y[~valid])
+                accuracy = float(np.mean(clf.predict(check) == y[valid]))
+                trials.append({"C": C, "ngrams": list(ngrams), "stop_words": stop_words or "none",
+                               "validation_accuracy": accuracy,
+                               "iterations": int(np.max(clf.n_iter_)),
+                               "seconds": round(time.perf_counter() - t0, 2)})
+    best = max(trials, key=lambda t: t["validation_accuracy"])  # max keeps the first of ties
+    stop = None if best["stop_words"] == "none" else best["stop_words"]
+    model = sklearn_model(key, quick, best["C"], tuple(best["ngrams"]), stop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(texts, y)
+    return model, best, trials
+
+
+def peer_train(key: str, split: Path, model_dir: Path, quick: bool, budget: int = 0) -> dict:
     """Read split/, train the peer, save its model in model_dir. Returns seconds and model files."""
     start = time.perf_counter()
-    labels, _, texts, y = read_split(split)
+    labels, paths, texts, y = read_split(split)
+    # cwtext's validation fifth, by the path relative to the split (label/file), for tuned peers.
+    valid = np.array([cwtext_held_out(Path(p).relative_to(split).as_posix()) for p in paths])
     # One fixed shuffle for every peer: the files come sorted by label, which online learners
     # (fastText, VW, SGD) must not see in that order.
     order = list(range(len(texts)))
     random.Random(1).shuffle(order)
     texts = [texts[i] for i in order]
     y = y[order]
+    valid = valid[order]
     model_dir.mkdir(parents=True, exist_ok=True)
     extra = {}
     (model_dir / "labels.json").write_text(json.dumps(labels))
-    if key == "fasttext":
+    if key in ("fasttext-autotune", "pa-grid", "logreg-grid"):
+        extra["validation_documents"] = int(valid.sum())
+        extra["training_documents"] = int((~valid).sum())
+    if key == "fasttext-autotune":
+        extra.update(fasttext_autotune(texts, y, valid, model_dir, budget))
+        files = ["model.bin", "labels.json"]
+    elif key in ("pa-grid", "logreg-grid"):
+        model, best, trials = sklearn_grid(key, texts, y, valid, quick)
+        extra.update(chosen=best, trials=trials)
+    elif key == "fasttext":
         import fasttext
 
         data = model_dir / "train.txt"
-        with open(data, "w", encoding="utf-8") as f:
-            for text, label in zip(texts, y):
-                f.write(f"__label__{label} {' '.join(tokens(text))}\n")
+        write_fasttext(data, texts, y)
         params = dict(FASTTEXT, epoch=5) if quick else FASTTEXT
         model = fasttext.train_supervised(input=str(data), **params)
         model.save_model(str(model_dir / "model.bin"))
@@ -242,6 +445,7 @@ def peer_train(key: str, split: Path, model_dir: Path, quick: bool) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # ConvergenceWarning (saga, --quick), deprecations
             model.fit(texts, y)
+    if key not in ("fasttext", "vw", "fasttext-autotune"):
         with open(model_dir / "model.pkl", "wb") as f:
             pickle.dump(model, f, protocol=5)
         files = ["model.pkl"]
@@ -260,7 +464,7 @@ def peer_predict(key: str, split: Path, model_dir: Path, out: Path) -> dict:
     _, _, texts, y = read_split(split, labels)
     k = len(labels)
     probs = None
-    if key == "fasttext":
+    if key in ("fasttext", "fasttext-autotune"):
         import fasttext
 
         model = fasttext.load_model(str(model_dir / "model.bin"))
@@ -291,7 +495,7 @@ def peer_predict(key: str, split: Path, model_dir: Path, out: Path) -> dict:
     else:
         with open(model_dir / "model.pkl", "rb") as f:
             model = pickle.load(f)
-        if key in ("pa", "perceptron"):  # no probabilities: the decision function's argmax
+        if key in ("pa", "perceptron", "liblinear", "pa-grid"):  # no probabilities: the decision function's argmax
             pred = model.predict(texts)
         else:
             # classes_ are label indices: put each column where its label is
@@ -392,14 +596,14 @@ def log_tail(path: Path, lines: int = 3) -> str:
     return " | ".join(line.strip() for line in text[-lines:] if not line.startswith("$ "))
 
 
-def run_peer(key: str, has_probs: bool, split: dict, work: Path, quick: bool) -> dict:
+def run_peer(key: str, has_probs: bool, split: dict, work: Path, quick: bool, budget: int = 0) -> dict:
     """Train and apply one Python peer, each step in its own process."""
     model_dir = work / "models" / key
     shutil.rmtree(model_dir, ignore_errors=True)
     model_dir.mkdir(parents=True)
     log = work / "logs" / f"{key}.log"
     me = [sys.executable, os.path.abspath(__file__), "peer"]
-    flags = ["--quick"] if quick else []
+    flags = (["--quick"] if quick else []) + (["--budget", str(budget)] if budget else [])
     rc, _, rss_train = run_measured(
         me + ["train", key, f"{split['root']}/train", str(model_dir)] + flags, work / "out.json", log)
     if rc != 0:
@@ -417,8 +621,23 @@ def run_peer(key: str, has_probs: bool, split: dict, work: Path, quick: bool) ->
     row = {"accuracy": acc, "macro_f1": f1, "train_s": trained["seconds"],
            "predict_s": predicted["seconds"], "rss_mb": max(rss_train, rss_predict),
            "model_mb": trained["model_bytes"] / 1e6, "documents": int(len(saved["truth"]))}
+    notes = []
+    if "chosen" in trained:
+        c = trained["chosen"]
+        if key == "fasttext-autotune":
+            notes.append(f"chose {', '.join(f'{k} {v:g}' if isinstance(v, float) else f'{k} {v}' for k, v in c.items())} "
+                         f"in a {trained['budget_seconds']} s budget (search took {trained['search_seconds']:.0f} s), "
+                         f"validated on {trained['validation_documents']:,} of the training files, then trained on all of them")
+        else:
+            notes.append(f"chose C {c['C']:g}, n-grams {tuple(c['ngrams'])}, stop words {c['stop_words']} "
+                         f"(validation accuracy {c['validation_accuracy']:.4f}, best of {len(trained['trials'])} "
+                         f"on {trained['validation_documents']:,} validation files), refit on all training files")
+        row["chosen"] = c
+        row["validation_documents"] = trained["validation_documents"]
     if trained.get("iterations", 0) >= trained.get("max_iter", math.inf):
-        row["note"] = f"stopped at max_iter={trained['max_iter']} before meeting its tolerance"
+        notes.append(f"stopped at max_iter={trained['max_iter']} before meeting its tolerance")
+    if notes:
+        row["note"] = "; ".join(notes)
     if has_probs:
         row.update(calibration(saved["truth"], saved["probs"]))
     return row
@@ -476,6 +695,11 @@ def run_cwtext(name: str, cwtext: str, split: dict, work: Path, train_args: list
            "predict_s": predict_s, "rss_mb": max(rss_train, rss_eval),
            "model_mb": model.stat().st_size / 1e6, "documents": ev.get("documents"),
            "entropy": ev.get("mean_entropy"), "ece": ev.get("ece"), "brier": ev.get("brier")}
+    log_file = model.with_name(model.name + ".tune.json")
+    if train_args[0] == "tune" and log_file.exists():
+        search = json.loads(log_file.read_text())
+        row["validation_documents"] = search.get("validation_documents")
+        row["training_documents"] = search.get("training_documents")
     labels = sorted(p.name for p in Path(split["root"], "train").iterdir() if p.is_dir())
     row["classify_check"] = cwtext_classify_calibration(cwtext, model, Path(split["root"], "test"),
                                                         labels)
@@ -514,10 +738,64 @@ def fmt_seconds(s: float) -> str:
     return f"{s:.2f}" if s < 10 else f"{s:.1f}" if s < 100 else f"{s:.0f}"
 
 
+def label_counts(split: dict) -> list[int]:
+    """Training documents per label, in label order."""
+    counts: dict[str, int] = {}
+    for rel, _ in corpus_files(Path(split["root"], "train")):
+        label = rel.split("/", 1)[0]
+        counts[label] = counts.get(label, 0) + 1
+    return [counts[label] for label in sorted(counts)]
+
+
+def imbalanced(split: dict) -> bool:
+    """A corpus whose largest label has at least 5 times the training documents of its smallest."""
+    counts = [c for c in split.get("label_counts", []) if c]
+    return bool(counts) and max(counts) >= 5 * min(counts)
+
+
+def points(a: float, b: float) -> str:
+    return f"{100 * (a - b):+.2f}"
+
+
+def judge(rows: list[tuple[str, dict]], split: dict) -> dict:
+    """The issue's targets on one corpus, from its rows. Accuracies are compared as printed
+    (4 decimals): cwtext's denominator can be a file or two smaller (it skips empty documents)."""
+    by = {n: r for n, r in rows if "accuracy" in r}
+    r4 = lambda x: round(x, 4)
+    out = {"imbalanced": imbalanced(split)}
+    defaults = [(n, r) for n, r in by.items() if n in DEFAULT_PEER_NAMES]
+    every = [(n, r) for n, r in by.items() if n in DEFAULT_PEER_NAMES | TUNED_PEER_NAMES]
+    if defaults:
+        out["best_default"] = max(defaults, key=lambda nr: nr[1]["accuracy"])
+        out["best_default_f1"] = max(defaults, key=lambda nr: nr[1]["macro_f1"])
+    if every:
+        out["best_any"] = max(every, key=lambda nr: nr[1]["accuracy"])
+        out["best_any_f1"] = max(every, key=lambda nr: nr[1]["macro_f1"])
+    cw, tuned, ft = by.get("cwtext"), by.get("cwtext tuned"), by.get("fastText autotune")
+    if cw and defaults:
+        best = out["best_default"][1]["accuracy"]
+        out["within"] = r4(cw["accuracy"]) >= r4(best - 0.005)
+        out["ahead"] = r4(cw["accuracy"]) > r4(best)
+        out["f1_ok"] = r4(cw["macro_f1"]) >= r4(out["best_default_f1"][1]["macro_f1"])
+    if tuned and defaults:
+        out["tune_ok"] = (r4(tuned["accuracy"]) >= r4(out["best_default"][1]["accuracy"])
+                          and (ft is None or r4(tuned["accuracy"]) >= r4(ft["accuracy"])))
+        if every:
+            out["tune_f1_ok"] = r4(tuned["macro_f1"]) >= r4(out["best_any_f1"][1]["macro_f1"])
+    return out
+
+
+def yes(flag) -> str:
+    return "n/a" if flag is None else "yes" if flag else "**no**"
+
+
 def corpus_section(corpus: str, split: dict, rows: list[tuple[str, dict]]) -> list[str]:
+    counts = split.get("label_counts", [])
     lines = [f"## {corpus}", "",
-             f"{split['labels']} labels; {split['train']:,} training and {split['test']:,} test documents "
-             f"({'its own train-*/test-* files' if split['rule'] == 'files' else 'hash split, one fifth held out'}).",
+             f"{split['labels']} labels ({min(counts):,} to {max(counts):,} training documents a label); "
+             f"{split['train']:,} training and {split['test']:,} test documents "
+             f"({'its own train-*/test-* files' if split['rule'] == 'files' else 'hash split, one fifth held out'})."
+             if counts else f"{split['labels']} labels.",
              "",
              "| tool | accuracy | macro-F1 | train s | predict s | peak RSS MB | model MB | ECE | Brier | entropy |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -534,6 +812,7 @@ def corpus_section(corpus: str, split: dict, rows: list[tuple[str, dict]]) -> li
                      f"{fmt(r.get('ece'))} | {fmt(r.get('brier'))} | {fmt(r.get('entropy'))} |")
     lines.append("")
     notes = [f"{name} {r['note']}." for name, r in rows if r.get("note")]
+    by_name = dict(rows)
     for name, r in rows:
         if name.startswith("cwtext") and "accuracy" in r:
             if r.get("documents") is not None and r["documents"] != split["test"]:
@@ -549,33 +828,110 @@ def corpus_section(corpus: str, split: dict, rows: list[tuple[str, dict]]) -> li
                                 "most probable one of its own probabilities"
                                 if check.get("argmax_differs") else "")
                              + ".")
-    # The verdict: cwtext tuned when it ran, else cwtext with its defaults.
-    by_name = dict(rows)
-    cw_name = "cwtext tuned" if "accuracy" in by_name.get("cwtext tuned", {}) else "cwtext"
-    cw = by_name.get(cw_name, {})
-    peers = [(n, r) for n, r in rows if not n.startswith("cwtext") and "accuracy" in r]
-    if "accuracy" in cw and peers:
-        best_name, best_row = max(peers, key=lambda nr: nr[1]["accuracy"])
-        # Compared as printed (4 decimals): cwtext's denominator can be a file or two smaller.
-        ok = round(cw["accuracy"], 4) >= round(best_row["accuracy"], 4)
-        verdict = (f"**Verdict:** {cw_name} accuracy {fmt(cw['accuracy'])} vs best peer {best_name} "
-                   f"{fmt(best_row['accuracy'])}: {'at least as accurate' if ok else 'less accurate'} "
-                   f"({cw['accuracy'] - best_row['accuracy']:+.4f}).")
-        ece, source = cw.get("ece"), ""
-        if ece is None and cw.get("classify_check"):
-            ece, source = cw["classify_check"]["ece"], " (recomputed from `cwtext classify`; eval gives no ECE)"
-        others = [(n, by_name.get(n, {}).get("ece")) for n in ("fastText", "LogisticRegression")]
-        if ece is None:
-            verdict += " ECE: n/a (cwtext eval gives no `ece`)."
-        else:
-            parts = ", ".join(f"{n} {fmt(e)}" for n, e in others)
-            known = [e for _, e in others if e is not None]
-            lower = all(ece < e for e in known) and len(known) == len(others)
-            verdict += (f" ECE {fmt(ece)}{source} vs {parts}: "
-                        f"{'lower than both' if lower else 'not lower than both'}.")
-        notes.append(verdict)
-    verdict = notes.pop() if notes and notes[-1].startswith("**Verdict") else None
-    return lines + [f"- {n}" for n in notes] + ([""] if notes else []) + ([verdict, ""] if verdict else [])
+    tuned = by_name.get("cwtext tuned", {})
+    peers_fifth = {r.get("validation_documents") for n, r in rows if n in TUNED_PEER_NAMES} - {None}
+    if tuned.get("validation_documents") is not None and peers_fifth:
+        same = peers_fifth == {tuned["validation_documents"]}
+        notes.append(f"Validation fifth: `cwtext tune` validated on {tuned['validation_documents']:,} "
+                     f"documents, the tuned peers on {', '.join(f'{v:,}' for v in sorted(peers_fifth))} files"
+                     + ("" if same else " (cwtext counts only documents in which it finds words)") + ".")
+    j = judge(rows, split)
+    cw, nc = by_name.get("cwtext", {}), by_name.get("cwtext --no-calibrate", {})
+    if "train_s" in cw and "train_s" in nc:
+        notes.append(f"`train` took {cw['train_s']:.2f} s and `train --no-calibrate` {nc['train_s']:.2f} s "
+                     f"(whole process, this run): {cw['train_s'] / nc['train_s']:.2f}×.")
+    verdicts = []
+    if "best_default" in j and "accuracy" in cw:
+        (bn, br) = j["best_default"]
+        verdicts.append(f"**Default `train`:** {fmt(cw['accuracy'])} vs best default peer {bn} "
+                        f"{fmt(br['accuracy'])} ({points(cw['accuracy'], br['accuracy'])} points): within 0.5 "
+                        f"points {yes(j['within'])}, ahead {yes(j['ahead'])}.")
+    if "tune_ok" in j:
+        ft = by_name.get("fastText autotune", {})
+        verdicts.append(f"**`tune`:** {fmt(tuned['accuracy'])} vs best default peer {fmt(j['best_default'][1]['accuracy'])} "
+                        f"and fastText autotune {fmt(ft.get('accuracy'))}: at least both {yes(j['tune_ok'])}.")
+    if "f1_ok" in j:
+        (fn, fr) = j["best_default_f1"]
+        text = (f"**Macro-F1{' (imbalanced corpus)' if j['imbalanced'] else ''}:** cwtext {fmt(cw['macro_f1'])} vs "
+                f"best default peer {fn} {fmt(fr['macro_f1'])}: at least it {yes(j['f1_ok'])}")
+        if "tune_f1_ok" in j:
+            (an, ar) = j["best_any_f1"]
+            text += (f"; cwtext tuned {fmt(tuned['macro_f1'])} vs best peer {an} {fmt(ar['macro_f1'])}: "
+                     f"at least it {yes(j['tune_f1_ok'])}")
+        verdicts.append(text + ".")
+    # Calibration: cwtext's ECE (tuned when tune ran) against the two probabilistic staples.
+    cw_name = "cwtext tuned" if "accuracy" in tuned else "cwtext"
+    ece = by_name.get(cw_name, {}).get("ece")
+    if ece is None and by_name.get(cw_name, {}).get("classify_check"):
+        ece = by_name[cw_name]["classify_check"]["ece"]
+    others = [(n, by_name.get(n, {}).get("ece")) for n in ("fastText", "LogisticRegression")]
+    if ece is not None and all(e is not None for _, e in others):
+        verdicts.append(f"**ECE:** {cw_name} {fmt(ece)} vs {', '.join(f'{n} {fmt(e)}' for n, e in others)}: "
+                        f"lower than both {yes(all(ece < e for _, e in others))}.")
+    return (lines + [f"- {n}" for n in notes] + ([""] if notes else [])
+            + [f"{v}  " for v in verdicts[:-1]] + verdicts[-1:] + ([""] if verdicts else []))
+
+
+def summary(results: dict, corpora: list[str], title: str) -> list[str]:
+    """One line per corpus with the targets' figures, then the counts the issue's targets need."""
+    lines = [f"## {title}", "",
+             "| corpus | cwtext | best default peer | Δ points | within 0.5 | ahead | cwtext tune | "
+             "fastText autotune | best peer (any) | tune ≥ both | macro-F1 cwtext / tune / best peer | "
+             "label ≠ most probable (train / tune) |",
+             "|---|---:|---|---:|:-:|:-:|---:|---:|---|:-:|---|---:|"]
+    count = {"within": 0, "ahead": 0, "tune_ok": 0, "f1": 0, "imbalanced": 0, "n": 0}
+    for corpus in corpora:
+        if corpus not in results:
+            continue
+        rows = results[corpus]["rows"]
+        by = {n: r for n, r in rows if "accuracy" in r}
+        j = judge(rows, results[corpus]["split"])
+        cw, tu, ft = by.get("cwtext", {}), by.get("cwtext tuned", {}), by.get("fastText autotune", {})
+        bd = j.get("best_default")
+        ba = j.get("best_any")
+        bf = j.get("best_any_f1")
+        argmax = lambda r: str((r.get("classify_check") or {}).get("argmax_differs", "n/a"))
+        named = lambda nr, key, d=4: f"{nr[0]} {fmt(nr[1][key], d)}" if nr else "n/a"
+        delta = points(cw["accuracy"], bd[1]["accuracy"]) if bd and cw else "n/a"
+        f1s = f"{fmt(cw.get('macro_f1'), 3)} / {fmt(tu.get('macro_f1'), 3)} / {named(bf, 'macro_f1', 3)}"
+        lines.append(
+            f"| {corpus}{' (imbalanced)' if j['imbalanced'] else ''} | {fmt(cw.get('accuracy'))} | "
+            f"{named(bd, 'accuracy')} | {delta} | {yes(j.get('within'))} | {yes(j.get('ahead'))} | "
+            f"{fmt(tu.get('accuracy'))} | {fmt(ft.get('accuracy'))} | {named(ba, 'accuracy')} | "
+            f"{yes(j.get('tune_ok'))} | {f1s} | {argmax(cw)} / {argmax(tu)} |")
+        if cw and bd:
+            count["n"] += 1
+            count["within"] += bool(j.get("within"))
+            count["ahead"] += bool(j.get("ahead"))
+            count["tune_ok"] += bool(j.get("tune_ok"))
+            if j["imbalanced"]:
+                count["imbalanced"] += 1
+                count["f1"] += bool(j.get("f1_ok"))
+    lines.append("")
+    if count["n"]:
+        lines += [
+            f"- Default `train` within 0.5 points of the best default peer on {count['within']} of "
+            f"{count['n']} corpora (target: all), ahead of it on {count['ahead']} (target: at least 3).",
+            f"- `tune` at least the best default peer and fastText autotune on {count['tune_ok']} of "
+            f"{count['n']} (target: all).",
+            f"- Macro-F1 of default `train` at least the best default peer's on {count['f1']} of the "
+            f"{count['imbalanced']} imbalanced corpora (largest label ≥ 5× the smallest in training).",
+        ]
+    ng = {n: r for n, r in results.get("20ng", {}).get("rows", [])}
+    if "train_s" in ng.get("cwtext", {}) and "train_s" in ng.get("cwtext --no-calibrate", {}):
+        a, b = ng["cwtext"]["train_s"], ng["cwtext --no-calibrate"]["train_s"]
+        lines.append(f"- 20 Newsgroups, whole process, this run: `train` {a:.2f} s, `train --no-calibrate` "
+                     f"{b:.2f} s: **{a / b:.2f}×** (target: at most 2× today's `--no-calibrate`).")
+    return lines + [""]
+
+
+def resolve_corpora(spec: str) -> list[str]:
+    names = []
+    for part in (p.strip() for p in spec.split(",")):
+        for name in GROUPS.get(part, [part] if part else []):
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def main() -> int:
@@ -584,14 +940,24 @@ def main() -> int:
     ap.add_argument("--cwtext", required=True)
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--out", type=Path, help="Markdown file to write")
-    ap.add_argument("--corpora", default=",".join(CORPORA), help="comma-separated subset")
+    ap.add_argument("--corpora", default="dev",
+                    help="comma-separated corpus names or groups: dev (default), extra, all")
     ap.add_argument("--quick", action="store_true", help="small budget and epochs: a smoke test")
     ap.add_argument("--tune-budget", type=int, help="cwtext tune --budget (default 24, --quick 3)")
+    ap.add_argument("--missing", action="store_true",
+                    help="only print which fetch the chosen corpora need (dev, extra), one a line")
     args = ap.parse_args()
-    corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
-    unknown = [c for c in corpora if c not in CORPORA]
+    corpora = resolve_corpora(args.corpora)
+    unknown = [c for c in corpora if c not in ALL_CORPORA]
     if unknown:
-        ap.error(f"unknown corpus {', '.join(unknown)} (known: {', '.join(CORPORA)})")
+        ap.error(f"unknown corpus {', '.join(unknown)} (known: {', '.join(ALL_CORPORA)}; groups: "
+                 f"{', '.join(GROUPS)})")
+    if args.missing:
+        need = {"extra" if ALL_CORPORA[c][0].startswith("extra/") else "dev"
+                for c in corpora if not (args.corpora_dir / ALL_CORPORA[c][0]).is_dir()}
+        print("\n".join(sorted(need)))
+        return 0
+    check_held_out_port()
     budget = args.tune_budget or (3 if args.quick else 24)
     repo = Path(__file__).resolve().parents[2]
     started = time.time()
@@ -601,12 +967,16 @@ def main() -> int:
     for corpus in corpora:
         print(f"== {corpus}", file=sys.stderr, flush=True)
         split = make_split(corpus, args.corpora_dir, args.work / "splits")
+        split["label_counts"] = label_counts(split)
         work = args.work / "runs" / corpus
         shutil.rmtree(work, ignore_errors=True)
         (work / "logs").mkdir(parents=True)
         rows = []
         tools = [("cwtext", lambda: run_cwtext("cwtext", args.cwtext, split, work,
-                                               ["train", "--seed", "1", "-q"]))]
+                                               ["train", "--seed", "1", "-q"])),
+                 ("cwtext --no-calibrate", lambda: run_cwtext(
+                     "cwtext-no-calibrate", args.cwtext, split, work,
+                     ["train", "--no-calibrate", "--seed", "1", "-q"]))]
         if tune_ok:
             tools.append(("cwtext tuned", lambda: run_cwtext(
                 "cwtext-tuned", args.cwtext, split, work,
@@ -614,23 +984,35 @@ def main() -> int:
         for name, key, has_probs in PEERS:
             tools.append((name, lambda key=key, has_probs=has_probs:
                           run_peer(key, has_probs, split, work, args.quick)))
+
+        def autotune_budget() -> int:
+            # At least the wall time of `cwtext tune` on this corpus (this run), and 30 s.
+            tune_s = dict(rows).get("cwtext tuned", {}).get("train_s", 0.0)
+            return max(math.ceil(tune_s), 5 if args.quick else AUTOTUNE_MIN_SECONDS)
+
+        for name, key, has_probs in TUNED_PEERS:
+            tools.append((name, lambda key=key, has_probs=has_probs: run_peer(
+                key, has_probs, split, work, args.quick,
+                autotune_budget() if key == "fasttext-autotune" else 0)))
         for name, run in tools:
             t0 = time.perf_counter()
             row = run()
             rows.append((name, row))
             status = f"accuracy {row['accuracy']:.4f}" if "accuracy" in row else row["error"]
             print(f"   {name}: {status} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
-            if name == "cwtext" and not tune_ok:
+            if name == "cwtext --no-calibrate" and not tune_ok:
                 rows.append(("cwtext tuned", {"error": "n/a (cwtext tune unavailable)"}))
         shutil.rmtree(work / "models", ignore_errors=True)  # fastText's .bin files are large
         results[corpus] = {"split": split, "rows": rows}
         sections += corpus_section(corpus, split, rows)
     v = versions(args.cwtext, repo)
     minutes = (time.time() - started) / 60
+    dev = [c for c in corpora if c in CORPORA]
+    extra = [c for c in corpora if c in EXTRA]
     header = [
         "# cwtext vs peers: accuracy, speed, size and calibration", "",
         f"Generated by `bash benches/compare/run.sh{' --quick' if args.quick else ''}"
-        f"{'' if corpora == list(CORPORA) else ' --corpora ' + ','.join(corpora)}` "
+        f"{'' if args.corpora == 'dev' else ' --corpora ' + args.corpora}` "
         f"(see [benches/compare/README.md](../compare/README.md)) in {minutes:.1f} minutes.", "",
         f"- Date: {datetime.date.today().isoformat()}",
         f"- Machine: {machine()}, {platform.system()} {platform.release()}",
@@ -639,8 +1021,19 @@ def main() -> int:
         f"- Peers: fasttext-wheel {v['fasttext-wheel']}, vowpalwabbit {v['vowpalwabbit']}, "
         f"scikit-learn {v['scikit-learn']} (numpy {v['numpy']}, scipy {v['scipy']}), Python {v['python']}",
         f"- Mode: {'QUICK smoke test (tiny epochs and budgets: not results)' if args.quick else 'full'}", "",
-        "Accuracy and macro-F1 on the held-out split (best accuracy in bold); train s: reading, "
-        "featurising and training, model saved; predict s: loading the model, reading, featurising "
+        "Default peers run with one fixed setting each; tuned peers (fastText autotune, the "
+        "PassiveAggressive and LogisticRegression grids) choose theirs on the validation fifth that "
+        "`cwtext tune` uses, then train on every training file. Accuracies are compared as printed "
+        "(4 decimals); Δ points = 100 × (cwtext − best default peer).", "",
+    ]
+    if dev:
+        header += summary(results, dev, "Summary: dev corpora")
+    if extra:
+        header += summary(results, extra, "Summary: extra corpora (held-out-like; not for tuning)")
+    header += [
+        "Per corpus: accuracy and macro-F1 on the held-out split (best accuracy in bold); train s: reading, "
+        "featurising and training, model saved (for tuned tools the whole search too); predict s: "
+        "loading the model, reading, featurising "
         "and predicting the whole test split; peak RSS: the larger of the two steps' processes; "
         "model MB: bytes on disk / 10⁶; ECE (10 equal-width bins over the probability of the "
         "predicted label), multi-class Brier score and mean normalised entropy where the tool gives "
@@ -661,21 +1054,22 @@ def worker() -> int:
     """compare.py peer train KEY SPLIT MODEL_DIR [--quick] | peer predict KEY SPLIT MODEL_DIR OUT"""
     ap = argparse.ArgumentParser(prog="compare.py peer")
     ap.add_argument("step", choices=["train", "predict"])
-    ap.add_argument("key", choices=[key for _, key, _ in PEERS])
+    ap.add_argument("key", choices=PEER_KEYS)
     ap.add_argument("split", type=Path)
     ap.add_argument("model_dir", type=Path)
     ap.add_argument("out", type=Path, nargs="?")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--budget", type=int, default=0, help="fastText autotune's seconds")
     a = ap.parse_args(sys.argv[2:])
     # Import the peer's library before any clock starts: import time is not the tool's work.
-    if a.key == "fasttext":
+    if a.key in ("fasttext", "fasttext-autotune"):
         import fasttext  # noqa: F401
     elif a.key == "vw":
         import vowpalwabbit  # noqa: F401
     else:
         sklearn_model(a.key, a.quick)
     if a.step == "train":
-        result = peer_train(a.key, a.split, a.model_dir, a.quick)
+        result = peer_train(a.key, a.split, a.model_dir, a.quick, a.budget)
     else:
         result = peer_predict(a.key, a.split, a.model_dir, a.out)
     print(json.dumps(result))

