@@ -82,6 +82,23 @@ impl Error {
         }
     }
 
+    /// A copy of a per-file problem ([`Error::is_skippable`]), for reporting one file's failure
+    /// in several places; `None` for the other kinds.
+    pub fn duplicate(&self) -> Option<Error> {
+        match self {
+            Error::Io { path, error } => Some(Error::Io {
+                path: path.clone(),
+                error: std::io::Error::new(error.kind(), error.to_string()),
+            }),
+            Error::Binary { path, reason } => Some(Error::Binary {
+                path: path.clone(),
+                reason: reason.clone(),
+            }),
+            Error::EmptyDocument { path } => Some(Error::EmptyDocument { path: path.clone() }),
+            _ => None,
+        }
+    }
+
     /// True for the per-file problems that batch commands skip with a warning instead of stopping.
     pub fn is_skippable(&self) -> bool {
         matches!(

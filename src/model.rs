@@ -132,10 +132,89 @@ pub struct ModelHeader {
     /// (`crate::calibration::fit_scale`); 1 when not calibrated.
     #[serde(default = "one")]
     pub probability_scale: f64,
+    /// How the probability scale was fitted; absent in models written before it was recorded
+    /// and in uncalibrated ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationInfo>,
+    /// What `train` chose on the held-out fifth; absent when it chose nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<Selection>,
     /// Length of the vocabulary section after the weights (format version 2); 0, and then not
     /// written, without one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub vocabulary_bytes: u64,
+}
+
+/// How and on what the probability scale was fitted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationInfo {
+    /// The command that fitted it (`train`).
+    pub fitted_by: String,
+    /// The held-out documents it was fitted on.
+    pub held_out: usize,
+    /// The Brier score of those documents at scale 1 and at the fitted scale.
+    pub brier_before: f64,
+    pub brier_after: f64,
+    /// The fitted scale was divided by this ratio of the shipped model's score variances to
+    /// those of the model it was fitted with ([`crate::calibration::variance_shrinkage`]).
+    #[serde(default = "one")]
+    pub variance_shrinkage: f64,
+}
+
+/// What the automatic choice tried and chose, as stored in the model and printed by `train`
+/// and `inspect`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    /// The held-out documents the candidates were scored on.
+    pub held_out: usize,
+    pub trials: Vec<SelectionTrial>,
+    /// The index of the chosen trial.
+    pub chosen: usize,
+}
+
+/// One candidate's score on the held-out fifth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectionTrial {
+    pub setting: String,
+    pub accuracy: f64,
+    pub macro_f1: f64,
+}
+
+impl Selection {
+    /// One line for people: what was chosen, on what, against what.
+    pub fn describe(&self) -> String {
+        let chosen = &self.trials[self.chosen];
+        let others: Vec<String> = self
+            .trials
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != self.chosen)
+            .map(|(_, t)| format!("{:.4} with {}", t.accuracy, t.setting))
+            .collect();
+        let kept = if self.trials.iter().any(|t| t.accuracy > chosen.accuracy) {
+            " (the base settings: no other was better by more than a standard error)"
+        } else {
+            ""
+        };
+        format!(
+            "chose {}{kept}: held-out accuracy {:.4} (macro-F1 {:.4}) on {} documents, against {}",
+            chosen.setting,
+            chosen.accuracy,
+            chosen.macro_f1,
+            self.held_out,
+            others.join(", ")
+        )
+    }
+}
+
+impl CalibrationInfo {
+    /// One line for people: who fitted the scale, on what, and what it did.
+    pub fn describe(&self) -> String {
+        format!(
+            "fitted by {} on {} held-out documents (Brier {:.4} → {:.4}), divided by the variance shrinkage {:.3} of the final model",
+            self.fitted_by, self.held_out, self.brier_before, self.brier_after, self.variance_shrinkage
+        )
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -565,6 +644,8 @@ mod tests {
                 training: TrainingStats::default(),
                 encoding,
                 probability_scale: 1.0,
+                calibration: None,
+                selection: None,
                 vocabulary_bytes: 0,
             },
             learner,

@@ -70,6 +70,8 @@ mod tests {
                 },
                 encoding: WeightEncoding::F32,
                 probability_scale: 1.0,
+                calibration: None,
+                selection: None,
                 vocabulary_bytes: 0,
             },
             learner: crate::learner::DiagonalLearner::new(params, dim, 2),

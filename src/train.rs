@@ -15,7 +15,10 @@ use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::input::{read_document, InputLimits};
 use crate::learner::{CwConfig, DiagonalLearner, Learner};
-use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
+use crate::model::{
+    CalibrationInfo, LearnerConfig, Model, ModelHeader, Selection, SelectionTrial, TrainingStats,
+    WeightEncoding,
+};
 use crate::pipeline::subword::{SubwordSpec, TrainedVocabulary};
 use crate::pipeline::{Pipeline, PipelineConfig};
 
@@ -34,6 +37,93 @@ pub struct TrainSettings {
     pub calibrate: bool,
     /// Train in shards and merge them (JMLR 2012 §7.10).
     pub sharding: Sharding,
+    /// Which settings `train` chooses itself on the held-out fifth ([`Choose`]).
+    pub choose: Choose,
+}
+
+/// The settings `train` chooses from the training data when the user did not set them: each
+/// free setting has a few values, and every combination is trained on four fifths of the
+/// documents and scored on the held-out fifth (see [`train_corpus`]). The first combination is
+/// the base settings, which win ties.
+///
+/// Why these two: on held-out corpora of other task types (questions by answer type, tweets,
+/// product and movie reviews, fortunes, mail folders, news) the stop-word list decides up to 17
+/// points (it deletes *what*, *who*, *not*, the words that decide those tasks, but helps topic
+/// classification of long posts by 1 point), and η = 0.9 against 0.99 moves short noisy texts
+/// up by 1–2 points and long topical ones down by 1 (`benches/results/defaults-*.md`). Other
+/// settings moved accuracy by less than the noise of a held-out fifth.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Choose {
+    /// English stop words, or none.
+    pub stopwords: bool,
+    /// CW's confidence η: the base value, or [`ALTERNATIVE_ETA`].
+    pub eta: bool,
+}
+
+/// The other η that `train` tries when the user did not give one.
+pub const ALTERNATIVE_ETA: f64 = 0.9;
+
+/// The fewest held-out documents the choice is made on; below, the base settings are kept.
+pub const MIN_SELECTION_DOCUMENTS: usize = 50;
+
+/// One combination of settings that the choice tries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// What differs from the base settings, for people ("stop words none, eta 0.9").
+    pub name: String,
+    pub pipeline: PipelineConfig,
+    pub learner: CwConfig,
+}
+
+impl TrainSettings {
+    /// The combinations to choose from, the base settings first (only those when nothing is
+    /// free).
+    pub fn candidates(&self) -> Result<Vec<Candidate>> {
+        use crate::pipeline::filter::FilterConfig;
+        let has_list = |p: &PipelineConfig| {
+            p.filters
+                .iter()
+                .any(|f| matches!(f, FilterConfig::StopWords { .. }))
+        };
+        let mut pipelines = vec![self.pipeline.clone()];
+        if self.choose.stopwords {
+            let mut other = self.pipeline.clone();
+            if has_list(&self.pipeline) {
+                other
+                    .filters
+                    .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+            } else {
+                other.filters.push(FilterConfig::StopWords {
+                    name: "english".into(),
+                    words: crate::pipeline::stopwords::load("english")?,
+                });
+            }
+            pipelines.push(other);
+        }
+        let mut etas = vec![self.learner.eta];
+        if self.choose.eta && self.learner.eta != ALTERNATIVE_ETA {
+            etas.push(ALTERNATIVE_ETA);
+        }
+        let mut out = Vec::new();
+        for eta in &etas {
+            for pipeline in &pipelines {
+                let list = if has_list(pipeline) {
+                    "english"
+                } else {
+                    "none"
+                };
+                out.push(Candidate {
+                    name: format!("stop words {list}, eta {eta}"),
+                    pipeline: pipeline.clone(),
+                    learner: CwConfig {
+                        eta: *eta,
+                        ..self.learner.clone()
+                    },
+                });
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl TrainSettings {
@@ -47,6 +137,7 @@ impl TrainSettings {
             encoding: WeightEncoding::F32,
             calibrate: false,
             sharding: Sharding::default(),
+            choose: Choose::default(),
         }
     }
 }
@@ -255,6 +346,8 @@ impl Trainer {
                 encoding: settings.encoding,
                 features: dimension,
                 probability_scale: 1.0,
+                calibration: None,
+                selection: None,
                 vocabulary_bytes: 0,
             },
             learner: self.learner,
@@ -452,11 +545,37 @@ pub fn held_out(root: &Path, path: &Path) -> bool {
 /// What fitting the probability scale found.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CalibrationFit {
+    /// The scale the shipped model uses: the fit divided by the variance shrinkage.
     pub scale: f64,
+    /// The ratio of the shipped model's score variances to the fitted model's
+    /// ([`crate::calibration::variance_shrinkage`]).
+    pub variance_shrinkage: f64,
     pub held_out: usize,
     pub brier_before: f64,
     pub brier_after: f64,
 }
+
+impl CalibrationFit {
+    /// What the model stores about the fit.
+    pub fn info(&self) -> CalibrationInfo {
+        CalibrationInfo {
+            fitted_by: "train".into(),
+            held_out: self.held_out,
+            brier_before: self.brier_before,
+            brier_after: self.brier_after,
+            variance_shrinkage: self.variance_shrinkage,
+        }
+    }
+}
+
+/// Epochs over every document when the final model continues the four-fifths model of the
+/// choice or of calibration (at most the run's epochs): the documents outside the held-out
+/// fifth are then seen `epochs + FINISH_EPOCHS` times, those in it `FINISH_EPOCHS` times.
+pub const FINISH_EPOCHS: usize = 2;
+
+/// The training documents the variance shrinkage is measured on (the first outside the
+/// held-out fifth).
+const SHRINKAGE_SAMPLE: usize = 2000;
 
 /// The fewest held-out documents the probability scale is fitted on.
 pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;
@@ -467,34 +586,79 @@ pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -
         .iter()
         .map(|e| (learner.score_gaussians(&e.x), e.label))
         .collect();
-    let (scale, brier_before, brier_after) = crate::calibration::fit_scale(&documents);
+    let fit = crate::calibration::fit_scale(&documents, crate::calibration::Objective::Brier);
     CalibrationFit {
-        scale,
+        scale: fit.scale,
+        variance_shrinkage: 1.0,
         held_out: held_out.len(),
-        brier_before,
-        brier_after,
+        brier_before: fit.before,
+        brier_after: fit.after,
     }
 }
 
-/// What [`train_corpus`] produced, and how long its two phases took.
+/// Accuracy and macro-F1 (over the labels present in the truth or the predictions) of a learner
+/// on labelled examples.
+pub fn accuracy_and_macro_f1(
+    learner: &dyn Learner,
+    examples: &[&Example],
+    labels: usize,
+) -> (f64, f64) {
+    let mut counts = vec![(0usize, 0usize, 0usize); labels]; // (true positives, predicted, actual)
+    let mut right = 0;
+    for e in examples {
+        let predicted = crate::learner::argmax(&learner.scores(&e.x));
+        right += usize::from(predicted == e.label);
+        counts[predicted].1 += 1;
+        counts[e.label].2 += 1;
+        if predicted == e.label {
+            counts[predicted].0 += 1;
+        }
+    }
+    let present: Vec<f64> = counts
+        .iter()
+        .filter(|c| c.1 + c.2 > 0)
+        .map(|&(tp, predicted, actual)| 2.0 * tp as f64 / (predicted + actual) as f64)
+        .collect();
+    (
+        right as f64 / examples.len().max(1) as f64,
+        present.iter().sum::<f64>() / present.len().max(1) as f64,
+    )
+}
+
+/// What [`train_corpus`] produced, and how long its phases took.
 #[derive(Debug)]
 pub struct Trained {
     pub model: Model,
     /// The probability scale's fit, when calibrated.
     pub fit: Option<CalibrationFit>,
-    /// The files that were skipped, with the reason.
+    /// What the automatic choice tried and chose, when it ran.
+    pub selection: Option<Selection>,
+    /// Why the choice did not run although settings were free (too few held-out documents).
+    pub selection_skipped: Option<String>,
+    /// The files that were skipped, with the reason (under the chosen settings).
     pub skipped: Vec<Error>,
-    /// Reading, parsing and featurising the corpus (once).
+    /// Reading, parsing and featurising the corpus (once, for every pipeline tried).
     pub featurize_time: std::time::Duration,
-    /// Every epoch over the featurised examples (the calibration run's included).
+    /// Every epoch over the featurised examples (the candidates' and calibration's included).
     pub learn_time: std::time::Duration,
-    /// Passes over (a part of) the examples: epochs, twice when calibrating.
+    /// Passes over (a part of) the examples, all models together.
     pub passes: usize,
+    /// When the final model continued the four-fifths model: its epochs on the four fifths and
+    /// then on every document.
+    pub continued: Option<(usize, usize)>,
 }
 
-/// Featurises a corpus and trains on it. With `settings.calibrate`, first trains on four fifths
-/// and fits the probability scale on the held-out fifth, then trains on everything and keeps
-/// that scale.
+/// Featurises a corpus and trains on it.
+///
+/// 1. The corpus is read once and featurised by every distinct pipeline among the candidates
+///    ([`TrainSettings::candidates`]).
+/// 2. With more than one candidate, each is trained on the four fifths outside the held-out
+///    fifth ([`held_out`]), in parallel, and scored on the held-out fifth; the most accurate
+///    wins (the first on ties).
+/// 3. With `settings.calibrate`, the probability scale is fitted on the held-out fifth with the
+///    winner's four-fifths model (trained for the choice anyway, or beside the final model
+///    when there was no choice), so calibration costs no extra pass in sequence.
+/// 4. The winner is trained on every document.
 pub fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
@@ -502,10 +666,22 @@ pub fn train_corpus(
     progress: &ProgressBar,
 ) -> Result<Trained> {
     let started = std::time::Instant::now();
-    let (mut examples, skipped) = featurize_corpus(corpus, &settings.pipeline, progress)?;
+    let mut candidates = settings.candidates()?;
+    let mut pipelines: Vec<PipelineConfig> = Vec::new();
+    for c in &candidates {
+        if !pipelines.contains(&c.pipeline) {
+            pipelines.push(c.pipeline.clone());
+        }
+    }
+    let mut featurised = featurize_corpus_many(corpus, &pipelines, progress)?;
     let featurize_time = started.elapsed();
-    let mut passes = settings.epochs;
-    if examples.is_empty() {
+    // A pipeline that leaves no document with words (a corpus of stop words under the list)
+    // cannot be chosen.
+    candidates.retain(|c| {
+        let p = pipelines.iter().position(|p| *p == c.pipeline);
+        p.is_some_and(|p| !featurised[p].0.is_empty())
+    });
+    if candidates.is_empty() {
         return Err(Error::InvalidSetting(format!(
             "none of the {} files could be read as a document with words",
             corpus.files.len()
@@ -521,38 +697,328 @@ pub fn train_corpus(
                 .iter()
                 .map(|l| crate::model::index_or_push(&mut labels, l))
                 .collect();
-            examples.iter_mut().for_each(|e| e.label = map[e.label]);
+            for (examples, _) in &mut featurised {
+                examples.iter_mut().for_each(|e| e.label = map[e.label]);
+            }
             labels
         }
     };
     let n = settings.sharding.shards;
     let shard = |e: &Example| shard_of(&corpus.root, &corpus.files[e.file].0, n);
-    let fit = if settings.calibrate {
-        let (held, kept): (Vec<&Example>, Vec<&Example>) = examples
+    let is_held = |e: &Example| held_out(&corpus.root, &corpus.files[e.file].0);
+    let examples_of = |c: &Candidate| {
+        let p = pipelines
             .iter()
-            .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));
-        if held.len() >= MIN_CALIBRATION_DOCUMENTS && !kept.is_empty() {
-            let kept: Vec<Example> = kept.into_iter().cloned().collect();
-            let partial = train_examples(&kept, labels.clone(), settings, start, &shard, progress)?;
-            passes += settings.epochs;
-            Some(fit_probability_scale(&partial.learner, &held))
-        } else {
-            None
-        }
-    } else {
-        None
+            .position(|p| *p == c.pipeline)
+            .expect("every candidate's pipeline was featurised");
+        &featurised[p].0
     };
-    let mut model = train_examples(&examples, labels, settings, start, &shard, progress)?;
+    let settings_of = |c: &Candidate| TrainSettings {
+        pipeline: c.pipeline.clone(),
+        learner: c.learner.clone(),
+        ..settings.clone()
+    };
+    let split = |examples| split_held(examples, &is_held);
+    let held_count = featurised[0].0.iter().filter(|e| is_held(e)).count();
+    let kept_count = featurised[0].0.len() - held_count;
+    let hidden = ProgressBar::hidden();
+    let mut passes = 0;
+    let sharded = settings.sharding.shards > 1;
+    // A model on the four fifths outside the held-out fifth: a trainer to continue on
+    // everything, or (sharded) a merged model.
+    enum Partial {
+        Trainer(Box<Trainer>),
+        Model(Box<Model>),
+    }
+    let train_kept = |c: &Candidate, kept: &[Example]| -> Result<Partial> {
+        let s = settings_of(c);
+        if sharded {
+            let model = train_examples(kept, labels.clone(), &s, start, &shard, &hidden)?;
+            return Ok(Partial::Model(Box::new(model)));
+        }
+        check_epochs(s.epochs)?;
+        let mut trainer = start_trainer(&s, labels.len(), start)?;
+        for _ in 0..s.epochs {
+            trainer.epoch(kept, &hidden);
+        }
+        Ok(Partial::Trainer(Box::new(trainer)))
+    };
+    let learner_of = |p: &Partial| match p {
+        Partial::Trainer(t) => t.finished_learner(),
+        Partial::Model(m) => m.learner.clone(),
+    };
+    // 2. The choice: every candidate on four fifths, scored on the held-out fifth.
+    let (mut selection, mut selection_skipped) = (None, None);
+    let mut chosen = 0;
+    let mut partial: Option<(Partial, DiagonalLearner)> = None;
+    if candidates.len() > 1 {
+        if held_count >= MIN_SELECTION_DOCUMENTS && kept_count > 0 {
+            progress.set_message(format!("choosing among {} settings", candidates.len()));
+            type Trial = (
+                Option<(Partial, DiagonalLearner)>,
+                SelectionTrial,
+                Vec<bool>,
+            );
+            let mut trials: Vec<Trial> = candidates
+                .par_iter()
+                .map(|c| {
+                    let (kept, held) = split(examples_of(c));
+                    let trained = train_kept(c, &kept)?;
+                    let learner = learner_of(&trained);
+                    let (accuracy, macro_f1) = accuracy_and_macro_f1(&learner, &held, labels.len());
+                    let right = held
+                        .iter()
+                        .map(|e| crate::learner::argmax(&learner.scores(&e.x)) == e.label)
+                        .collect();
+                    let trial = SelectionTrial {
+                        setting: c.name.clone(),
+                        accuracy,
+                        macro_f1,
+                    };
+                    Ok((Some((trained, learner)), trial, right))
+                })
+                .collect::<Result<_>>()?;
+            passes += candidates.len() * settings.epochs;
+            let best = (0..trials.len()).fold(0, |best, i| {
+                if trials[i].1.accuracy > trials[best].1.accuracy {
+                    i
+                } else {
+                    best
+                }
+            });
+            chosen = if clearly_better(&trials[best].2, &trials[0].2) {
+                best
+            } else {
+                0
+            };
+            partial = trials[chosen].0.take();
+            selection = Some(Selection {
+                held_out: held_count,
+                trials: trials.into_iter().map(|(_, t, _)| t).collect(),
+                chosen,
+            });
+        } else {
+            selection_skipped = Some(format!(
+                "kept {}: too few documents to choose settings on ({held_count} held out, at least {MIN_SELECTION_DOCUMENTS} needed)",
+                candidates[0].name
+            ));
+        }
+    }
+    let winner = &candidates[chosen];
+    let winner_settings = settings_of(winner);
+    let examples = examples_of(winner);
+    // 3 and 4: the final model on everything. Calibration needs a model that did not see the
+    // held-out fifth: the choice's, or one trained for it now.
+    let calibrate = settings.calibrate && held_count >= MIN_CALIBRATION_DOCUMENTS && kept_count > 0;
+    progress.set_message("training");
+    if calibrate && partial.is_none() && !sharded {
+        let (kept, _) = split(examples);
+        let trained = train_kept(winner, &kept)?;
+        let learner = learner_of(&trained);
+        partial = Some((trained, learner));
+        passes += settings.epochs;
+    }
+    let mut continued = None;
+    let (model, partial) = match partial {
+        // The four-fifths trainer goes on over every document: FINISH_EPOCHS more epochs instead
+        // of a second training from the prior.
+        Some((Partial::Trainer(mut trainer), learner)) => {
+            let finish = FINISH_EPOCHS.min(settings.epochs);
+            progress.set_length((examples.len() * finish) as u64);
+            progress.set_position(0);
+            for epoch in 0..finish {
+                progress.set_message(format!("epoch {}/{finish} on every document", epoch + 1));
+                trainer.epoch(examples, progress);
+            }
+            passes += finish;
+            continued = Some((settings.epochs, finish));
+            let model = finish_model(*trainer, examples, labels.clone(), &winner_settings, start);
+            (model, Some(learner))
+        }
+        Some((Partial::Model(_), learner)) => {
+            passes += settings.epochs;
+            let model = train_examples(
+                examples,
+                labels.clone(),
+                &winner_settings,
+                start,
+                &shard,
+                progress,
+            )?;
+            (model, Some(learner))
+        }
+        None if calibrate => {
+            // Sharded: the four-fifths model beside the final one.
+            let (kept, _) = split(examples);
+            passes += 2 * settings.epochs;
+            let (model, partial) = rayon::join(
+                || {
+                    train_examples(
+                        examples,
+                        labels.clone(),
+                        &winner_settings,
+                        start,
+                        &shard,
+                        progress,
+                    )
+                },
+                || {
+                    train_examples(
+                        &kept,
+                        labels.clone(),
+                        &winner_settings,
+                        start,
+                        &shard,
+                        &hidden,
+                    )
+                },
+            );
+            (model?, Some(partial?.learner))
+        }
+        None => {
+            passes += settings.epochs;
+            let model = train_examples(
+                examples,
+                labels.clone(),
+                &winner_settings,
+                start,
+                &shard,
+                progress,
+            )?;
+            (model, None)
+        }
+    };
+    let mut model = model;
+    let fit = match (calibrate, partial) {
+        (true, Some(partial)) => {
+            let (_, held) = split(examples);
+            let mut fit = fit_probability_scale(&partial, &held);
+            // The shipped model saw the held-out fifth too and is surer: keep the spread.
+            let sample = examples
+                .iter()
+                .filter(|e| !is_held(e))
+                .take(SHRINKAGE_SAMPLE);
+            fit.variance_shrinkage = crate::calibration::variance_shrinkage(
+                &|x| partial.score_gaussians(x),
+                &|x| model.learner.score_gaussians(x),
+                sample.map(|e| &e.x),
+            );
+            fit.scale /= fit.variance_shrinkage;
+            Some(fit)
+        }
+        _ => None,
+    };
+    let skipped = std::mem::take(
+        &mut featurised[pipelines
+            .iter()
+            .position(|p| *p == winner.pipeline)
+            .expect("featurised")]
+        .1,
+    );
     model.header.training.skipped += skipped.len();
+    model.header.selection = selection.clone();
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;
+        model.header.calibration = Some(fit.info());
     }
     Ok(Trained {
         model,
         fit,
+        selection,
+        selection_skipped,
         skipped,
         featurize_time,
         learn_time: started.elapsed() - featurize_time,
         passes,
+        continued,
     })
+}
+
+/// Whether a candidate's answers on the held-out documents (`right`: correct or not, per
+/// document) beat the base's by more than one standard error of the paired difference, √(b + c)
+/// / n, where b and c count the documents only one of the two gets right (the statistic of
+/// McNemar's test, *Psychometrika* 12, 1947). The base settings are kept otherwise: measured on
+/// held-out corpora, differences below that were as often reversed on the test split as not
+/// (SpamAssassin's folders: 0.8898 against 0.8847 on 980 held-out mails, 0.8862 against 0.8996
+/// on the test mails).
+pub fn clearly_better(right: &[bool], base: &[bool]) -> bool {
+    let (mut only_candidate, mut only_base) = (0usize, 0usize);
+    for (&a, &b) in right.iter().zip(base) {
+        only_candidate += usize::from(a && !b);
+        only_base += usize::from(b && !a);
+    }
+    let gain = only_candidate as f64 - only_base as f64;
+    gain > ((only_candidate + only_base) as f64).sqrt()
+}
+
+/// The examples outside the held-out fifth (copied: they are trained on) and those in it.
+fn split_held<'a>(
+    examples: &'a [Example],
+    is_held: &dyn Fn(&Example) -> bool,
+) -> (Vec<Example>, Vec<&'a Example>) {
+    let (held, kept): (Vec<&Example>, Vec<&Example>) = examples.iter().partition(|e| is_held(e));
+    (kept.into_iter().cloned().collect(), held)
+}
+
+/// Featurises a labelled corpus once per pipeline, reading each file once; per-file problems
+/// are returned as skipped errors, per pipeline (a document of stop words only has words
+/// without the list and none with it).
+pub fn featurize_corpus_many(
+    corpus: &LabelledCorpus,
+    configs: &[PipelineConfig],
+    progress: &ProgressBar,
+) -> Result<Vec<(Vec<Example>, Vec<Error>)>> {
+    for config in configs {
+        Pipeline::new(config)?;
+    }
+    progress.set_length(corpus.files.len() as u64);
+    progress.set_position(0);
+    progress.set_message("reading");
+    let results: Vec<Vec<Result<FeatureVector>>> = corpus
+        .files
+        .par_iter()
+        .map_init(
+            || {
+                configs
+                    .iter()
+                    .map(|c| Pipeline::new(c).expect("validated above"))
+                    .collect::<Vec<_>>()
+            },
+            |pipelines, (path, _)| {
+                let out = match read_document(path, configs[0].input_limits()) {
+                    Ok(doc) => pipelines
+                        .iter_mut()
+                        .map(|p| featurize_document(p, &doc, path))
+                        .collect(),
+                    // The same problem for every pipeline; one that stops the run stops it once.
+                    Err(e) => {
+                        let copies: Vec<Result<FeatureVector>> = (1..pipelines.len())
+                            .filter_map(|_| e.duplicate().map(Err))
+                            .collect();
+                        std::iter::once(Err(e)).chain(copies).collect()
+                    }
+                };
+                progress.inc(1);
+                out
+            },
+        )
+        .collect();
+    let mut out: Vec<(Vec<Example>, Vec<Error>)> = configs
+        .iter()
+        .map(|_| (Vec::with_capacity(results.len()), Vec::new()))
+        .collect();
+    for (file, (per_pipeline, (_, label))) in results.into_iter().zip(&corpus.files).enumerate() {
+        for (result, (examples, skipped)) in per_pipeline.into_iter().zip(out.iter_mut()) {
+            match result {
+                Ok(x) => examples.push(Example {
+                    x,
+                    label: *label,
+                    file,
+                }),
+                Err(e) if e.is_skippable() => skipped.push(e),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(out)
 }

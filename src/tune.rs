@@ -3,8 +3,8 @@
 //! The training files are split by a fixed hash of their path (the same fifth that calibration
 //! holds out, [`crate::train::held_out`]): four fifths train, one fifth validates. Nothing else is
 //! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
-//! settings (the first is cwtext's defaults): feature options (stop words, stemming, bigrams,
-//! value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
+//! settings (the first are the four that `cwtext train` chooses among): feature options (stop
+//! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
 //! strategy and k. Each trial trains epoch by epoch and stops early when the validation accuracy
 //! has not improved for [`PATIENCE`] epochs; its score is the best validation accuracy and the
 //! epoch it was reached at. The winner is retrained on all training files for that many epochs,
@@ -36,6 +36,8 @@ pub const PATIENCE: usize = 2;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct FeatureChoice {
     pub stopwords: bool,
+    /// Punctuation and symbols as tokens beside the words (`train`'s default).
+    pub symbols: bool,
     pub stem: bool,
     pub ngrams: usize,
     pub values: ValueKind,
@@ -59,17 +61,30 @@ pub struct Trial {
 }
 
 impl Candidate {
-    /// The defaults of `cwtext train`.
-    pub fn defaults(base: &TrainSettings) -> Self {
-        Candidate {
-            features: FeatureChoice {
-                stopwords: true,
-                stem: false,
-                ngrams: 2,
-                values: ValueKind::LogTf,
-            },
-            learner: base.learner.clone(),
+    /// What plain `cwtext train` chooses among: English stop words or none, its η or
+    /// [`crate::train::ALTERNATIVE_ETA`], with symbols, bigrams and log-tf values.
+    pub fn train_choices(base: &TrainSettings) -> Vec<Self> {
+        let mut etas = vec![base.learner.eta];
+        if base.learner.eta != crate::train::ALTERNATIVE_ETA {
+            etas.push(crate::train::ALTERNATIVE_ETA);
         }
+        etas.iter()
+            .flat_map(|&eta| {
+                [true, false].map(|stopwords| Candidate {
+                    features: FeatureChoice {
+                        stopwords,
+                        symbols: true,
+                        stem: false,
+                        ngrams: 2,
+                        values: ValueKind::LogTf,
+                    },
+                    learner: CwConfig {
+                        eta,
+                        ..base.learner.clone()
+                    },
+                })
+            })
+            .collect()
     }
 
     /// A random point of the search space.
@@ -91,6 +106,7 @@ impl Candidate {
         Candidate {
             features: FeatureChoice {
                 stopwords: rng.gen_bool(0.5),
+                symbols: rng.gen_bool(0.7),
                 stem: rng.gen_bool(0.3),
                 ngrams: if rng.gen_bool(0.75) { 2 } else { 1 },
                 values: *[ValueKind::Binary, ValueKind::Tf, ValueKind::LogTf]
@@ -136,6 +152,7 @@ impl Candidate {
         let mut pipeline = base.clone();
         pipeline.filters = filters;
         pipeline.max_ngram = self.features.ngrams;
+        pipeline.symbols = self.features.symbols;
         pipeline.values.kind = self.features.values;
         Ok(pipeline)
     }
@@ -151,7 +168,7 @@ impl Candidate {
         };
         let f = &self.features;
         format!(
-            "{rule} {parameter} {}{} | stopwords={} stem={} ngrams={} values={}",
+            "{rule} {parameter} {}{} | stopwords={} symbols={} stem={} ngrams={} values={}",
             format!("{:?}", l.constraints).to_lowercase(),
             if l.constraints == ConstraintKind::Single {
                 String::new()
@@ -159,6 +176,7 @@ impl Candidate {
                 format!(" k={}", l.k)
             },
             if f.stopwords { "english" } else { "none" },
+            if f.symbols { "yes" } else { "no" },
             if f.stem { "english" } else { "none" },
             f.ngrams,
             clap::ValueEnum::to_possible_value(&f.values)
@@ -224,8 +242,12 @@ pub fn search(
         ));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
-    let candidates: Vec<Candidate> = std::iter::once(Candidate::defaults(base))
-        .chain((1..budget).map(|_| Candidate::random(&mut rng, base)))
+    let first = Candidate::train_choices(base);
+    let random = budget.saturating_sub(first.len());
+    let candidates: Vec<Candidate> = first
+        .into_iter()
+        .take(budget)
+        .chain((0..random).map(|_| Candidate::random(&mut rng, base)))
         .collect();
     // Featurise once per distinct feature choice, then split by the fixed hash.
     let mut cache: HashMap<FeatureChoice, (Vec<Example>, Vec<Example>)> = HashMap::new();
@@ -322,13 +344,31 @@ mod tests {
     }
 
     #[test]
-    fn every_random_candidate_is_valid_and_the_first_is_the_default() {
-        let base = base();
-        assert_eq!(
-            Candidate::defaults(&base).pipeline(&base.pipeline).unwrap(),
-            base.pipeline,
-            "the defaults reproduce `cwtext train`"
-        );
+    fn every_random_candidate_is_valid_and_the_first_are_trains_choices() {
+        let mut base = base();
+        base.pipeline.symbols = true;
+        base.choose = crate::train::Choose {
+            stopwords: true,
+            eta: true,
+        };
+        let train: Vec<(PipelineConfig, f64)> = base
+            .candidates()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.pipeline, c.learner.eta))
+            .collect();
+        let tune: Vec<(PipelineConfig, f64)> = Candidate::train_choices(&base)
+            .iter()
+            .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.eta))
+            .collect();
+        assert_eq!(train.len(), 4);
+        assert_eq!(tune.len(), 4);
+        for t in &train {
+            assert!(
+                tune.contains(t),
+                "tune's first trials are what `cwtext train` chooses among"
+            );
+        }
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
             let c = Candidate::random(&mut rng, &base);

@@ -319,7 +319,7 @@ fn corpora_given_to_train() {
         &Expect::Fails(2, "no documents found: expected ROOT/<label>/<file>"),
     );
     // Only documents without features (v = 0 for every one): refused, naming why.
-    let empty = corpus(&[("a/1.txt", b"the of and"), ("b/1.txt", b"   ")]);
+    let empty = corpus(&[("a/1.txt", b"\t \r\n"), ("b/1.txt", b"   ")]);
     let out = cwtext()
         .arg("train")
         .arg(empty.path())
@@ -334,6 +334,21 @@ fn corpora_given_to_train() {
             2,
             "none of the 2 files could be read as a document with words",
         ),
+    );
+    // Documents of stop words only: the list would leave none with words, so train goes
+    // without it (it is free to choose) rather than refuse.
+    let stop_words = corpus(&[("a/1.txt", b"the of and"), ("b/1.txt", b"what is it")]);
+    let out = cwtext()
+        .arg("train")
+        .arg(stop_words.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "stop words only",
+        &out,
+        &Expect::Ok("kept stop words none, eta 0.99: too few documents"),
     );
     // Some documents without features among good ones: skipped by name, exit 1.
     let some = corpus(&[

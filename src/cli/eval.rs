@@ -22,7 +22,8 @@ JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calib
 10 bins over the probability of the predicted label), `brier` (multi-class Brier score),
 `calibration` (per bin: lower, upper, examples, errors, error_rate, mean_confidence),
 `per_label` (label, precision, recall, f1, support), `labels` and `confusion`
-(confusion[true][predicted], in `labels` order).";
+(confusion[true][predicted], in `labels` order), `probability_scale` and `calibration` (how
+and on what the model's scale was fitted, absent when it was not).";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -84,9 +85,33 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let h = &model.header;
+    let scale = match (&h.calibration, h.probability_scale == 1.0) {
+        (Some(c), _) => format!("{:.4} ({})", h.probability_scale, c.describe()),
+        (None, true) => "1 (not calibrated)".to_string(),
+        (None, false) => format!("{:.4} (fitted on held-out documents)", h.probability_scale),
+    };
     match args.format {
-        TextOrJson::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
-        TextOrJson::Text => write_text(&mut out, &report)?,
+        TextOrJson::Json => {
+            #[derive(serde::Serialize)]
+            struct WithScale<'a> {
+                #[serde(flatten)]
+                report: &'a Evaluation,
+                probability_scale: f64,
+                calibration: &'a Option<crate::model::CalibrationInfo>,
+            }
+            let json = WithScale {
+                report: &report,
+                probability_scale: h.probability_scale,
+                calibration: &h.calibration,
+            };
+            writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?
+        }
+        TextOrJson::Text => {
+            write_text(&mut out, &report)?;
+            writeln!(out)?;
+            writeln!(out, "probability scale {scale}")?;
+        }
     }
     out.flush()?;
     Ok(report_skipped(ui, &skipped))

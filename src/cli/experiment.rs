@@ -33,6 +33,24 @@ pub enum Which {
     Epochs(EpochsArgs),
     /// JMLR 2012 §7.10 (Fig. 6): shard models, their uniform average and KL combination.
     Shards(ShardsArgs),
+    /// Test-set calibration of the shipped model under each way of fitting its probability
+    /// scale.
+    Calibration(CalibrationArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrationArgs {
+    #[command(flatten)]
+    pub split: SplitArgs,
+    /// Epochs per model.
+    #[arg(long, default_value_t = 5)]
+    pub epochs: usize,
+    /// Confidence η of the learner.
+    #[arg(long, default_value_t = crate::learner::CwConfig::default().eta)]
+    pub eta: f64,
+    /// Keep the English stop-word list (default: none).
+    #[arg(long)]
+    pub stopwords: bool,
 }
 
 #[derive(Debug, Args)]
@@ -130,6 +148,11 @@ pub fn run(args: ExperimentArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
         Which::Shards(a) => {
             let table = run_shards(&a, ui)?;
+            write(&a.split.output, &table)?;
+            table
+        }
+        Which::Calibration(a) => {
+            let table = run_calibration(&a, ui)?;
             write(&a.split.output, &table)?;
             table
         }
@@ -284,4 +307,37 @@ fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
         a.split.seed
     );
     Ok(epochs::markdown(&curves, &header))
+}
+
+fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
+    check_epochs(a.epochs)?;
+    let mut base = TrainSettings::new(a.epochs, a.split.seed);
+    base.learner.eta = a.eta;
+    base.pipeline.symbols = true;
+    if !a.stopwords {
+        base.pipeline
+            .filters
+            .retain(|f| !matches!(f, crate::pipeline::filter::FilterConfig::StopWords { .. }));
+    }
+    let split = a.split.read(&base.pipeline, ui)?;
+    let held = |e: &Example| crate::train::held_out(&split.root, &split.corpus.files[e.file].0);
+    let rows = crate::experiment::calibration::run(
+        &base,
+        &split.labels,
+        &split.train,
+        &held,
+        &split.test,
+    )?;
+    let header = format!(
+        "Calibration on {}: {} training / {} test documents, {} labels, {} epochs, eta {}, stop words {}, seed {}.",
+        a.split.name(),
+        split.train.len(),
+        split.test.len(),
+        split.labels.len(),
+        a.epochs,
+        a.eta,
+        if a.stopwords { "english" } else { "none" },
+        a.split.seed
+    );
+    Ok(crate::experiment::calibration::markdown(&rows, &header))
 }

@@ -144,16 +144,15 @@ fn write_text(
         "pipeline           {}",
         summarised(serde_json::to_value(&h.pipeline)?)
     )?;
-    writeln!(
-        out,
-        "probability scale  {} ({})",
-        h.probability_scale,
-        if h.probability_scale == 1.0 {
-            "not calibrated"
-        } else {
-            "fitted on held-out documents"
-        }
-    )?;
+    let how = match (&h.calibration, h.probability_scale == 1.0) {
+        (Some(c), _) => c.describe(),
+        (None, true) => "not calibrated".to_string(),
+        (None, false) => "fitted on held-out documents".to_string(),
+    };
+    writeln!(out, "probability scale  {} ({how})", h.probability_scale)?;
+    if let Some(selection) = &h.selection {
+        writeln!(out, "settings           {}", selection.describe())?;
+    }
     match vocabulary {
         Some(v) => writeln!(out, "vocabulary         texts for {} buckets", v.len())?,
         None => writeln!(

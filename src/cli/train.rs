@@ -83,9 +83,10 @@ pub struct TrainArgs {
     /// is EMNLP 2009's).
     #[arg(short, long, value_name = "K|all", help_heading = "Learner")]
     pub k: Option<KBest>,
-    /// Confidence η in (0.5, 1): each constraint must hold with this probability (CW, SCW).
-    #[arg(long, default_value_t = CwConfig::default().eta, help_heading = "Learner")]
-    pub eta: f64,
+    /// Confidence η in (0.5, 1): each constraint must hold with this probability (CW, SCW)
+    /// [default: CW chooses 0.99 or 0.9 on the held-out fifth; 0.99 otherwise].
+    #[arg(long, help_heading = "Learner")]
+    pub eta: Option<f64>,
     /// AROW's regulariser r > 0.
     #[arg(
         long = "arow-r",
@@ -147,9 +148,10 @@ pub struct TrainArgs {
     /// No separate features for email Subject, From and To.
     #[arg(long)]
     pub no_email_headers: bool,
-    /// Punctuation, symbols and emoji between the words are features too.
+    /// Only words are features: no punctuation, symbols or emoji between them (by default they
+    /// are features too).
     #[arg(long)]
-    pub symbols: bool,
+    pub no_symbols: bool,
     /// Read at most this many bytes of a document (the rest is cut off with a warning).
     #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
     pub max_document_bytes: usize,
@@ -314,7 +316,7 @@ impl TrainArgs {
             projection: self.projection.unwrap_or(ProjectionKind::Kl),
             constraints: self.constraints,
             k: self.k.unwrap_or_default(),
-            eta: self.eta,
+            eta: self.eta.unwrap_or(CwConfig::default().eta),
             initial_variance: self.initial_variance,
             r: self.arow_r,
             c: self.c,
@@ -392,7 +394,7 @@ impl TrainArgs {
                 },
                 bias: !self.no_bias,
                 email_headers: !self.no_email_headers,
-                symbols: self.symbols,
+                symbols: !self.no_symbols,
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,
                 max_mime_depth: self.max_mime_depth,
@@ -407,7 +409,18 @@ impl TrainArgs {
                 shards: self.shards,
                 mix: self.mix,
             },
+            choose: self.choose(),
         })
+    }
+
+    /// What `train` chooses itself: the stop words and CW's η, unless given (or fixed by a
+    /// continued model, a cluster run or subword pieces, which take no stop words).
+    fn choose(&self) -> crate::train::Choose {
+        let fixed = self.resume.is_some() || self.cluster;
+        crate::train::Choose {
+            stopwords: !fixed && self.stopwords.is_none() && self.tokenizer == TokenizerArg::Words,
+            eta: !fixed && self.eta.is_none() && self.algo == Algorithm::Cw,
+        }
     }
 }
 
@@ -484,10 +497,13 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let crate::train::Trained {
         mut model,
         fit,
+        selection,
+        selection_skipped,
         skipped,
         featurize_time,
         learn_time,
         passes,
+        continued,
     } = train_corpus(&corpus, &settings, start_model.as_ref(), &progress)?;
     let kept = match (&start_model, &args.resume) {
         (Some(m), Some(path)) => super::common::vocabulary_of(m, &path.display().to_string())?,
@@ -537,18 +553,30 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         start.elapsed().as_secs_f64()
     ));
     ui.info(format!(
-        "read and featurised the corpus once in {:.2}s; {passes} epoch(s) over the cached features took {:.2}s ({:.3}s each)",
+        "read and featurised the corpus once in {:.2}s; {passes} epoch(s) over the cached features took {:.2}s ({:.3}s each, models side by side)",
         featurize_time.as_secs_f64(),
         learn_time.as_secs_f64(),
         learn_time.as_secs_f64() / passes.max(1) as f64
     ));
+    if let Some(selection) = &selection {
+        ui.info(selection.describe());
+    }
+    if let Some(why) = &selection_skipped {
+        ui.info(why);
+    }
     let accuracy: Vec<String> = t
         .epoch_accuracy
         .iter()
         .map(|a| format!("{:.4}", a))
         .collect();
+    let how = match continued {
+        Some((kept, all)) => format!(
+            " ({kept} on the four fifths outside the held-out fifth, then {all} on every document)"
+        ),
+        None => String::new(),
+    };
     ui.info(format!(
-        "online training accuracy per epoch: {}",
+        "online training accuracy per epoch{how}: {}",
         accuracy.join(" ")
     ));
     if t.exact_cap_hits > 0 {
@@ -560,8 +588,8 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     match fit {
         Some(fit) => ui.info(format!(
-            "probabilities calibrated on {} held-out documents: variance scale {:.4} (Brier {:.4} → {:.4})",
-            fit.held_out, fit.scale, fit.brier_before, fit.brier_after
+            "probabilities calibrated on {} held-out documents: variance scale {:.4} (Brier {:.4} → {:.4}; fitted {:.4} ÷ variance shrinkage {:.3} of the final model)",
+            fit.held_out, fit.scale, fit.brier_before, fit.brier_after, fit.scale * fit.variance_shrinkage, fit.variance_shrinkage
         )),
         None if settings.calibrate => ui.info(format!(
             "probabilities not calibrated: fewer than {} documents in the held-out fifth",

@@ -4,8 +4,11 @@
 //! * [`synthetic`]: NIPS 2008 §5, cumulative mistakes on 1,000 points in R²⁰ (Fig. 2a);
 //! * [`epochs`]: EMNLP 2009 §6, test accuracy after each training epoch for the constraint
 //!   strategies and the baselines (Fig. 1, Tables 2–3);
-//! * [`shards`]: JMLR 2012 §7.10 Fig. 6, models trained on disjoint shards and combined.
+//! * [`shards`]: JMLR 2012 §7.10 Fig. 6, models trained on disjoint shards and combined;
+//! * [`calibration`]: test-set calibration of the shipped model under each way of fitting its
+//!   probability scale.
 
+pub mod calibration;
 pub mod epochs;
 pub mod shards;
 pub mod synthetic;
