@@ -1711,3 +1711,76 @@ fn keep_vocabulary_names_features_in_inspect_and_explain() {
         .unwrap();
     assert_refused(&out, "spam has no label \"eggs\"; its labels are ham, spam");
 }
+
+/// Writes a two-label corpus of `n` documents per label and split: 40 words each, a word from
+/// the label's own 60 (probability `own`) or else from 400 shared ones, seeded.
+fn synthetic_corpus(dir: &Path, n: usize, own: f64) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let word = |i: usize| {
+        let letters = b"bcdfghjklmnpqrstvwxz";
+        let (a, b, c) = (i % 20, (i / 20) % 20, i / 400);
+        format!(
+            "{}o{}a{}",
+            letters[a] as char, letters[b] as char, letters[c] as char
+        )
+    };
+    for (z, label) in ["alpha", "beta"].iter().enumerate() {
+        std::fs::create_dir_all(dir.join(label)).unwrap();
+        for split in ["train", "test"] {
+            for d in 0..n {
+                let text: Vec<String> = (0..40)
+                    .map(|_| {
+                        if rng.gen_bool(own) {
+                            word(z * 60 + rng.gen_range(0..60))
+                        } else {
+                            word(120 + rng.gen_range(0..400))
+                        }
+                    })
+                    .collect();
+                std::fs::write(
+                    dir.join(label).join(format!("{split}-{d}.txt")),
+                    text.join(" "),
+                )
+                .unwrap();
+            }
+        }
+    }
+}
+
+/// Calibration lowers the ECE on test documents: on a generated two-label corpus (200 training
+/// and 200 test documents per label, 93% accuracy), train with and without --no-calibrate and
+/// eval both on the test files. Measured: ECE 0.162 → 0.050, Brier 0.155 → 0.100 (the raw
+/// probabilities are under-confident; the fitted variance scale is 0.25); asserted: ECE at
+/// least halved, Brier lower.
+#[test]
+fn calibration_lowers_test_ece() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    synthetic_corpus(&corpus, 200, 0.1);
+    let eval = |extra: &[&str]| {
+        let model = dir.path().join("m.cwm");
+        let out = cwtext()
+            .arg("train")
+            .arg(&corpus)
+            .args(["--include", "train-*", "-o"])
+            .arg(&model)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out).contains("probabilities calibrated on"),
+            extra.is_empty(),
+            "{}",
+            stderr(&out)
+        );
+        let v = eval_json(&model, &corpus, &["--include", "test-*"]);
+        (v["ece"].as_f64().unwrap(), v["brier"].as_f64().unwrap())
+    };
+    let ((raw_ece, raw_brier), (ece, brier)) = (eval(&["--no-calibrate"]), eval(&[]));
+    assert!(
+        ece < 0.5 * raw_ece && brier < raw_brier,
+        "ECE {raw_ece} → {ece}, Brier {raw_brier} → {brier}"
+    );
+}
