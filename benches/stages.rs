@@ -1,7 +1,8 @@
 //! One criterion benchmark per pipeline stage, on the real documents committed under
 //! `tests/fixtures/` (20 Newsgroups posts and SpamAssassin mail): decode + email parse,
-//! tokenise + hash, score, update, Gibbs probabilities. Each checks its result before timing, so
-//! a benchmark of a broken stage fails instead of reporting a fast number.
+//! tokenise + hash, score, update, Gibbs probabilities, and exact probabilities against Gibbs
+//! per document. Each checks its result before timing, so a benchmark of a broken stage fails
+//! instead of reporting a fast number.
 //!
 //! `cargo bench --bench stages` (throughput in MB/s where the input is text).
 
@@ -283,6 +284,85 @@ fn gibbs(c: &mut Criterion) {
     });
 }
 
+/// The Gaussians of every fixture of `dir` under a shelf model, calibrated as `predict` scales
+/// them.
+fn shelf_gaussians(name: &str, dir: &str) -> Vec<Vec<cwtext::learner::ScoreGaussian>> {
+    let model = cwtext::shelf::find(name).unwrap().load(false).unwrap();
+    let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
+    fixtures(dir)
+        .iter()
+        .map(|(_, b)| {
+            let g = model.score_gaussians(&pipeline.features(&parse(b)).unwrap());
+            cwtext::calibration::scaled(&g, model.header.probability_scale)
+        })
+        .collect()
+}
+
+/// K labels that all contend (means within about 2σ, standard deviations 1 : 3 apart): the
+/// quadrature's worst case, no label dropped.
+fn contending(k: usize) -> Vec<cwtext::learner::ScoreGaussian> {
+    (0..k)
+        .map(|z| cwtext::learner::ScoreGaussian {
+            mean: 0.05 * z as f64,
+            variance: 0.1 + 0.1 * (z % 3) as f64,
+        })
+        .collect()
+}
+
+/// Exact probabilities (closed form for 2 labels, adaptive quadrature for more) against 1,000
+/// Gibbs samples, per document: the spam model on the mail fixtures (K = 2), the topics model on
+/// the news fixtures (K = 20), and K = 20 and 40 labels that all contend. Each case first checks
+/// that the two agree within Gibbs's sampling error.
+fn probabilities(c: &mut Criterion) {
+    let gibbs = Method::Gibbs {
+        samples: 1000,
+        seed: 1,
+    };
+    let cases = [
+        (
+            "K=2 spam model, mail fixtures",
+            shelf_gaussians("spam", "mail"),
+        ),
+        (
+            "K=20 topics model, news fixtures",
+            shelf_gaussians("topics", "news"),
+        ),
+        ("K=20 all contending", vec![contending(20)]),
+        ("K=40 all contending", vec![contending(40)]),
+    ];
+    let mut group = c.benchmark_group("probabilities per document");
+    for (name, docs) in &cases {
+        for g in docs {
+            let exact = Method::Exact.distribution(g).probabilities;
+            let sampled = gibbs.distribution(g).probabilities;
+            for (e, s) in exact.iter().zip(&sampled) {
+                // 5 standard errors of 1,000 samples, and one sample for p near 0 or 1.
+                let tolerance = 5.0 * (e * (1.0 - e) / 1000.0).sqrt() + 1e-3;
+                assert!(
+                    (e - s).abs() <= tolerance,
+                    "{name}: {exact:?} vs {sampled:?}"
+                );
+            }
+        }
+        group.throughput(Throughput::Elements(docs.len() as u64));
+        group.bench_function(format!("exact: {name}"), |b| {
+            b.iter(|| {
+                for g in docs {
+                    black_box(Method::Exact.distribution(black_box(g)));
+                }
+            })
+        });
+        group.bench_function(format!("Gibbs 1,000: {name}"), |b| {
+            b.iter(|| {
+                for g in docs {
+                    black_box(gibbs.distribution(black_box(g)));
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     stages,
     decode_and_parse,
@@ -290,6 +370,7 @@ criterion_group!(
     tokenize_and_hash_20ng,
     score,
     update,
-    gibbs
+    gibbs,
+    probabilities
 );
 criterion_main!(stages);

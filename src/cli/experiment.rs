@@ -8,9 +8,8 @@ use clap::{Args, Subcommand};
 
 use super::common::Ui;
 use super::Outcome;
-use crate::corpus::{scan_labelled, FileFilter};
 use crate::experiment::{epochs, synthetic};
-use crate::train::{check_epochs, featurize_corpus, Example, TrainSettings};
+use crate::train::{check_epochs, Example, TrainSettings};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -168,51 +167,25 @@ fn write(output: &Option<PathBuf>, table: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A corpus's train and test split, featurised, with the test labels mapped to the training ones.
-struct Split {
-    root: PathBuf,
-    corpus: crate::corpus::LabelledCorpus,
-    labels: Vec<String>,
-    train: Vec<Example>,
-    test: Vec<Example>,
-}
-
 impl SplitArgs {
-    /// Reads and featurises both splits, the test labels mapped to the training ones.
-    fn read(&self, pipeline: &crate::pipeline::PipelineConfig, ui: &Ui) -> anyhow::Result<Split> {
-        let dir = &self.dir;
-        let read = |glob: &str| -> anyhow::Result<(crate::corpus::LabelledCorpus, Vec<Example>)> {
-            let corpus = scan_labelled(dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
-            corpus.warnings.iter().for_each(|w| ui.warn(w));
-            let progress = ui.progress(corpus.files.len() as u64);
-            let (examples, skipped) = featurize_corpus(&corpus, pipeline, &progress)?;
-            progress.finish_and_clear();
-            skipped.iter().for_each(|e| ui.warn(format!("skipped {e}")));
-            Ok((corpus, examples))
-        };
-        let (corpus, train) = read(&self.train_include)?;
-        let (test_corpus, mut test) = read(&self.test_include)?;
-        let labels = corpus.labels.clone();
-        // The test split's label indices follow its own folders: map them to the training labels.
-        for e in &mut test {
-            let name = &test_corpus.labels[e.label];
-            e.label = labels.iter().position(|l| l == name).with_context(|| {
-                format!(
-                    "{}: label {name:?} has test files but no training files",
-                    dir.display()
-                )
-            })?;
-        }
-        Ok(Split {
-            root: dir.to_path_buf(),
-            corpus,
-            labels,
-            train,
-            test,
-        })
+    fn read(
+        &self,
+        pipeline: &crate::pipeline::PipelineConfig,
+        ui: &Ui,
+    ) -> anyhow::Result<crate::experiment::Split> {
+        let progress = ui.progress(0);
+        let split = crate::experiment::Split::read(
+            &self.dir,
+            &self.train_include,
+            &self.test_include,
+            pipeline,
+            &progress,
+        )?;
+        progress.finish_and_clear();
+        split.warnings.iter().for_each(|w| ui.warn(w));
+        Ok(split)
     }
 
-    /// The corpus's name for table headers: its folder's name.
     fn name(&self) -> String {
         self.dir.file_name().map_or_else(
             || self.dir.display().to_string(),
@@ -237,8 +210,9 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
         split.train.len(),
         split.test.len()
     ));
-    let shard =
-        |e: &Example| crate::train::shard_of(&split.root, &split.corpus.files[e.file].0, a.shards);
+    let shard = |e: &Example| {
+        crate::train::shard_of(&split.corpus.root, &split.corpus.files[e.file].0, a.shards)
+    };
     let lines = crate::experiment::shards::run(
         &base,
         &split.labels,
@@ -320,7 +294,8 @@ fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
             .retain(|f| !matches!(f, crate::pipeline::filter::FilterConfig::StopWords { .. }));
     }
     let split = a.split.read(&base.pipeline, ui)?;
-    let held = |e: &Example| crate::train::held_out(&split.root, &split.corpus.files[e.file].0);
+    let held =
+        |e: &Example| crate::train::held_out(&split.corpus.root, &split.corpus.files[e.file].0);
     let rows = crate::experiment::calibration::run(
         &base,
         &split.labels,
