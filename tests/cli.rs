@@ -864,7 +864,7 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
             "--include",
             "train-*",
             "--budget",
-            "3",
+            "5",
             "--max-epochs",
             "3",
             "-o",
@@ -875,18 +875,25 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let trials: Vec<&str> = text.lines().filter(|l| l.starts_with("trial")).collect();
-    assert_eq!(trials.len(), 3, "{text}");
-    assert!(
-        trials[0]
-            .contains("stdev eta=0.99 single | stopwords=english stem=none ngrams=2 values=log-tf"),
-        "{text}"
-    );
+    assert_eq!(trials.len(), 5, "{text}");
+    // The first four are what plain `train` chooses among.
+    for (trial, (eta, stopwords)) in trials.iter().zip([
+        ("0.99", "english"),
+        ("0.99", "none"),
+        ("0.9", "english"),
+        ("0.9", "none"),
+    ]) {
+        let want = format!(
+            "stdev eta={eta} single | stopwords={stopwords} symbols=yes stem=none ngrams=2 values=log-tf"
+        );
+        assert!(trial.contains(&want), "{want}\n{text}");
+    }
     assert!(text.contains("best: trial"), "{text}");
     let report: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("tuned.cwm.tune.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(report["trials"].as_array().unwrap().len(), 3);
+    assert_eq!(report["trials"].as_array().unwrap().len(), 5);
     let best = report["best"].as_u64().unwrap() as usize;
     let best_accuracy = report["trials"][best]["validation_accuracy"]
         .as_f64()

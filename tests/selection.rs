@@ -40,7 +40,8 @@ fn question_corpus(dir: &std::path::Path, per_label: usize) {
     let verbs = [
         "built", "opened", "designed", "finished", "found", "named", "moved",
     ];
-    let labels: [(&str, &dyn Fn(&str, &str) -> String); 4] = [
+    type Question<'a> = &'a dyn Fn(&str, &str) -> String;
+    let labels: [(&str, Question); 4] = [
         ("person", &|s, v| format!("Who {v} {s}?")),
         ("place", &|s, v| format!("Where was {s} {v}?")),
         ("date", &|s, v| format!("When was {s} {v}?")),

@@ -22,7 +22,7 @@ JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calib
 10 bins over the probability of the predicted label), `brier` (multi-class Brier score),
 `calibration` (per bin: lower, upper, examples, errors, error_rate, mean_confidence),
 `per_label` (label, precision, recall, f1, support), `labels` and `confusion`
-(confusion[true][predicted], in `labels` order), `probability_scale` and `calibration` (how
+(confusion[true][predicted], in `labels` order), `probability_scale` and `scale_fitted` (how
 and on what the model's scale was fitted, absent when it was not).";
 
 #[derive(Debug, Args)]
@@ -98,12 +98,12 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 #[serde(flatten)]
                 report: &'a Evaluation,
                 probability_scale: f64,
-                calibration: &'a Option<crate::model::CalibrationInfo>,
+                scale_fitted: &'a Option<crate::model::CalibrationInfo>,
             }
             let json = WithScale {
                 report: &report,
                 probability_scale: h.probability_scale,
-                calibration: &h.calibration,
+                scale_fitted: &h.calibration,
             };
             writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?
         }
