@@ -199,6 +199,18 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
     header.labels = labels;
     header.training = training;
     header.probability_scale = scale;
+    // Not refitted: say so, rather than keep the first input's record of its own fit.
+    header.calibration = models
+        .iter()
+        .any(|m| m.header.probability_scale != 1.0)
+        .then(|| crate::model::CalibrationInfo {
+            fitted_by: format!("merge, as the mean of {} inputs' scales", models.len()),
+            held_out: 0,
+            brier_before: 0.0,
+            brier_after: 0.0,
+            variance_shrinkage: 1.0,
+        });
+    header.selection = None;
     header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();
     // Named features only when every part kept them: a partial vocabulary would name some
     // buckets and silently miss what the others learned.

@@ -210,6 +210,12 @@ impl Selection {
 impl CalibrationInfo {
     /// One line for people: who fitted the scale, on what, and what it did.
     pub fn describe(&self) -> String {
+        if self.held_out == 0 {
+            return format!(
+                "set by {}, not fitted on documents: `cwtext eval` on labelled files shows how well it holds",
+                self.fitted_by
+            );
+        }
         format!(
             "fitted by {} on {} held-out documents (Brier {:.4} → {:.4}), divided by the variance shrinkage {:.3} of the final model",
             self.fitted_by, self.held_out, self.brier_before, self.brier_after, self.variance_shrinkage
