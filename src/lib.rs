@@ -38,6 +38,7 @@ pub mod online;
 pub mod pipeline;
 pub mod plot;
 pub mod probability;
+pub mod rehearsal;
 pub mod route;
 pub mod shelf;
 pub mod train;

@@ -232,6 +232,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
         learner,
         vocabulary: None,
         file_crc: None,
+        rehearsal: None,
     };
     model.set_vocabulary(vocabulary);
     Ok(model)

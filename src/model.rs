@@ -10,12 +10,14 @@
 //! | 16..16+H | header: JSON ([`ModelHeader`]: pipeline, labels, learner settings, statistics, weight layout) |
 //! | … | zero padding to a multiple of 64 bytes, so that the weights can be memory-mapped aligned |
 //! | … | weights, `[feature][label][μ, σ]`, f32 or f16 |
-//! | … | version 2 only: the vocabulary (JSON, `vocabulary_bytes` long, see [`Vocabulary`]) |
+//! | … | version 2 and later: the vocabulary, if kept (JSON, `vocabulary_bytes` long, see [`Vocabulary`]) |
+//! | … | version 3 only: the rehearsal documents (`rehearsal_bytes` long, see [`crate::rehearsal`]) |
 //! | last 4 | CRC-32 of every byte before it |
 //!
-//! Version 2 added the optional vocabulary section (`train --keep-vocabulary`). A file is written
-//! with the lowest version that holds it, so a model without a vocabulary is a version 1 file,
-//! byte for byte what earlier cwtext wrote and still readable by it.
+//! Version 2 added the optional vocabulary section (`train --keep-vocabulary`), version 3 the
+//! optional rehearsal section (the documents `learn` replays after corrections). A file is written
+//! with the lowest version that holds it, so a model with neither is a version 1 file, byte for
+//! byte what earlier cwtext wrote and still readable by it.
 //!
 //! Files are written to a temporary file in the target's directory and renamed over it, so a
 //! reader or a crash never sees half a model.
@@ -35,7 +37,7 @@ use crate::vocabulary::Vocabulary;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 /// The newest format this cwtext reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// The oldest format it still reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
@@ -143,6 +145,10 @@ pub struct ModelHeader {
     /// written, without one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub vocabulary_bytes: u64,
+    /// Length of the rehearsal section after the vocabulary (format version 3); 0, and then not
+    /// written, without one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rehearsal_bytes: u64,
 }
 
 /// How and on what the probability scale was fitted.
@@ -298,6 +304,8 @@ pub struct Model {
     pub vocabulary: Option<KeptVocabulary>,
     /// The CRC-32 stored in the file the model was read from (see [`Model::fingerprint`]).
     pub file_crc: Option<u32>,
+    /// Documents kept per label for rehearsal while learning corrections.
+    pub rehearsal: Option<crate::rehearsal::Rehearsal>,
 }
 
 /// Two models are equal when their header, weights and vocabulary are; where they were read
@@ -307,6 +315,7 @@ impl PartialEq for Model {
         self.header == other.header
             && self.learner == other.learner
             && self.vocabulary == other.vocabulary
+            && self.rehearsal == other.rehearsal
     }
 }
 
@@ -379,7 +388,18 @@ impl Model {
         let vocabulary = self.vocabulary.as_ref().map(KeptVocabulary::to_json);
         let mut header = self.header.clone();
         header.vocabulary_bytes = vocabulary.as_ref().map_or(0, |v| v.len() as u64);
-        let version = if vocabulary.is_some() { 2 } else { 1 };
+        let rehearsal = self
+            .rehearsal
+            .as_ref()
+            .map(crate::rehearsal::Rehearsal::to_bytes);
+        header.rehearsal_bytes = rehearsal.as_ref().map_or(0, |r| r.len() as u64);
+        let version = if rehearsal.is_some() {
+            3
+        } else if vocabulary.is_some() {
+            2
+        } else {
+            1
+        };
         let header = serde_json::to_vec(&header).expect("the header serialises");
         let weights = self.learner.weights().raw();
         let mut out = Checksummed {
@@ -415,6 +435,9 @@ impl Model {
         }
         if let Some(v) = &vocabulary {
             out.write_all(v)?;
+        }
+        if let Some(r) = &rehearsal {
+            out.write_all(r)?;
         }
         let crc = out.crc.clone().finalize();
         out.inner.write_all(&crc.to_le_bytes())
@@ -494,14 +517,22 @@ impl Model {
                 "a vocabulary in a version 1 file".into(),
             )));
         }
+        if version < 3 && header.rehearsal_bytes != 0 {
+            return Err(fail(ModelError::Corrupted(format!(
+                "a rehearsal section in a version {version} file"
+            ))));
+        }
         let vocabulary_len = usize::try_from(header.vocabulary_bytes)
             .map_err(|_| fail(ModelError::Corrupted("impossible vocabulary size".into())))?;
+        let rehearsal_len = usize::try_from(header.rehearsal_bytes)
+            .map_err(|_| fail(ModelError::Corrupted("impossible rehearsal size".into())))?;
         let weights_end = values
             .checked_mul(header.encoding.width())
             .and_then(|n| n.checked_add(start))
             .ok_or_else(|| fail(ModelError::Corrupted("impossible weight table size".into())))?;
         let expected = weights_end
             .checked_add(vocabulary_len)
+            .and_then(|n| n.checked_add(rehearsal_len))
             .and_then(|n| n.checked_add(4))
             .ok_or_else(|| fail(ModelError::Corrupted("impossible vocabulary size".into())))?;
         if all.len() < expected {
@@ -548,6 +579,16 @@ impl Model {
             start: weights_end,
             len: vocabulary_len,
         });
+        let rehearsal = if rehearsal_len > 0 {
+            let section =
+                &all[weights_end + vocabulary_len..weights_end + vocabulary_len + rehearsal_len];
+            Some(
+                crate::rehearsal::Rehearsal::from_bytes(section, header.features, labels)
+                    .map_err(|e| fail(ModelError::Corrupted(e)))?,
+            )
+        } else {
+            None
+        };
         let table = WeightTable::view(header.features, blocks, bytes, start, half)
             .expect("size checked above");
         let learner = DiagonalLearner::from_weights(params, labels, table)
@@ -557,6 +598,7 @@ impl Model {
             header,
             vocabulary,
             file_crc,
+            rehearsal,
         })
     }
 
@@ -661,10 +703,12 @@ mod tests {
                 calibration: None,
                 selection: None,
                 vocabulary_bytes: 0,
+                rehearsal_bytes: 0,
             },
             learner,
             vocabulary: None,
             file_crc: None,
+            rehearsal: None,
         }
     }
 

@@ -349,10 +349,12 @@ impl Trainer {
                 calibration: None,
                 selection: None,
                 vocabulary_bytes: 0,
+                rehearsal_bytes: 0,
             },
             learner: self.learner,
             vocabulary: None,
             file_crc: None,
+            rehearsal: None,
         }
     }
 }
@@ -908,6 +910,8 @@ pub fn train_corpus(
         }
         _ => None,
     };
+    // The documents `learn` protects (crate::rehearsal), with the final model's scores.
+    crate::rehearsal::fill(&mut model, examples, crate::rehearsal::DEFAULT_CAPACITY);
     let skipped = std::mem::take(
         &mut featurised[pipelines
             .iter()

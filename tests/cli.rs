@@ -464,10 +464,10 @@ fn damaged_models_are_refused_with_the_reason() {
             "newer.cwm",
             {
                 let mut b = bytes.clone();
-                b[8] = 3;
+                b[8] = 4;
                 b
             },
-            "format version 3 is newer",
+            "format version 4 is newer",
         ),
         ("text.cwm", b"just some text".to_vec(), "not a cwtext model"),
     ];
@@ -1089,17 +1089,7 @@ fn link_corpus(files: &[(&str, PathBuf)]) -> tempfile::TempDir {
 }
 
 fn mail_files(prefix: &str) -> Vec<(&'static str, PathBuf)> {
-    let mut out = Vec::new();
-    for label in ["ham", "spam"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join("mail").join(label))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
-            .collect();
-        files.sort();
-        out.extend(files.into_iter().map(|f| (label, f)));
-    }
-    out
+    fixture_files("mail", &["ham", "spam"], prefix)
 }
 
 fn accuracy(model: &Path, dir: &Path) -> f64 {
@@ -1147,8 +1137,10 @@ fn learning_the_second_half_reaches_the_whole_corpus_accuracy() {
         stderr(&out)
     );
     let (after, target) = (accuracy(&half, test.path()), accuracy(&full, test.path()));
+    // 20 test documents: within one of them (learn protects the kept documents after each
+    // correction, which on these fixtures costs the one mail the whole model gets right).
     assert!(
-        (after - target).abs() <= 0.01,
+        (after - target).abs() <= 0.05 + 1e-9,
         "half+learn {after} vs whole {target} (half alone {before})"
     );
     assert!(after >= before);
@@ -1210,6 +1202,155 @@ fn learn_adds_unseen_labels_from_files_and_standard_input() {
         .output()
         .unwrap();
     assert_refused(&out, "exactly two labels");
+}
+
+/// The fixture files of `labels` in `corpus` whose names start with `prefix`, as (label, path).
+fn fixture_files(
+    corpus: &str,
+    labels: &[&'static str],
+    prefix: &str,
+) -> Vec<(&'static str, PathBuf)> {
+    let mut out = Vec::new();
+    for &label in labels {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join(corpus).join(label))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+            .collect();
+        files.sort();
+        out.extend(files.into_iter().map(|f| (label, f)));
+    }
+    out
+}
+
+/// `cwtext train CORPUS -o MODEL`, which must succeed.
+fn train_folder(corpus: &Path, model: &Path) {
+    let out = cwtext()
+        .arg("train")
+        .arg(corpus)
+        .arg("-o")
+        .arg(model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `cwtext learn -m MODEL FOLDER [EXTRA…]`, which must succeed; its standard error.
+fn learn_folder(model: &Path, folder: &Path, extra: &[&str]) -> String {
+    let out = cwtext()
+        .args(["learn", "-m"])
+        .arg(model)
+        .arg(folder)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stderr(&out)
+}
+
+/// How often `eval` predicted `label` (its confusion column).
+fn predicted(report: &serde_json::Value, label: &str) -> u64 {
+    let labels = report["labels"].as_array().unwrap();
+    let Some(i) = labels.iter().position(|l| l == label) else {
+        return 0;
+    };
+    report["confusion"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row[i].as_u64().unwrap())
+        .sum()
+}
+
+/// Issue 16: a folder the model has never seen, filled with a few refiled messages, must not
+/// take the documents of the labels the model knows. Before the fix, the 12 refiled posts of
+/// `talk.politics.mideast` took 17 of the 30 test documents of the 4 trained labels (accuracy
+/// 1.0 → 0.43): the new label started at the prior (μ = 0, σ = 1) and its first updates were huge.
+#[test]
+fn a_new_folder_learned_from_few_refiles_does_not_take_the_old_labels_documents() {
+    let mut trained = mail_files("train-");
+    trained.extend(fixture_files(
+        "news",
+        &["sci.space", "rec.sport.hockey"],
+        "train-",
+    ));
+    let mut old_test = mail_files("test-");
+    old_test.extend(fixture_files(
+        "news",
+        &["sci.space", "rec.sport.hockey"],
+        "test-",
+    ));
+    let (trained, old_test) = (link_corpus(&trained), link_corpus(&old_test));
+    let refiled = link_corpus(&fixture_files("news", &["talk.politics.mideast"], "train-"));
+    let new_test = link_corpus(&fixture_files("news", &["talk.politics.mideast"], "test-"));
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    train_folder(trained.path(), &model);
+    // Every training document is kept: 30 + 30 mails and 12 + 12 posts, under 32 per label.
+    let out = cwtext().arg("inspect").arg(&model).output().unwrap();
+    assert!(
+        stdout(&out).contains("84 documents kept (up to 32 per label)"),
+        "{}",
+        stdout(&out)
+    );
+    let before = eval_json(&model, old_test.path(), &[]);
+    let learned = learn_folder(&model, refiled.path(), &[]);
+    assert!(
+        learned.contains("new label(s): talk.politics.mideast"),
+        "{learned}"
+    );
+    let after = eval_json(&model, old_test.path(), &[]);
+    let (a0, a1) = (
+        before["accuracy"].as_f64().unwrap(),
+        after["accuracy"].as_f64().unwrap(),
+    );
+    // 30 documents, 12 training posts per newsgroup: at most 2 may go to the new folder (with
+    // the fix, 2 of the 5 sci.space posts do; before it, 17 documents of every label did).
+    assert!(a1 >= a0 - 2.0 / 30.0 - 1e-9, "old labels {a0} → {a1}");
+    assert!(predicted(&after, "talk.politics.mideast") <= 2, "{after}");
+    // And the new folder is learned: its own test posts go to it.
+    let new = eval_json(&model, new_test.path(), &[]);
+    assert!(new["accuracy"].as_f64().unwrap() >= 0.6, "{new}");
+}
+
+/// Issue 16: corrections drawn from one label only (the folder a user is busy with) must not
+/// move the other labels' documents. Before the fix, 96 corrections of `sci.space` (its 12
+/// training posts, learned 8 times) turned a `rec.sport.hockey` test post into `sci.space`.
+#[test]
+fn one_sided_corrections_keep_the_other_labels_documents() {
+    let labels = ["sci.space", "rec.sport.hockey", "talk.politics.mideast"];
+    let trained = link_corpus(&fixture_files("news", &labels, "train-"));
+    let others = link_corpus(&fixture_files("news", &labels[1..], "test-"));
+    let corrections = link_corpus(&fixture_files("news", &labels[..1], "train-"));
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    train_folder(trained.path(), &model);
+    let before = eval_json(&model, others.path(), &[]);
+    for seed in 1..=8 {
+        learn_folder(&model, corrections.path(), &["--seed", &seed.to_string()]);
+    }
+    let after = eval_json(&model, others.path(), &[]);
+    assert_eq!(after["confusion"], before["confusion"], "{before}\n{after}");
+}
+
+/// The same corrections in the same order give the same model bytes (rehearsal included).
+#[test]
+fn the_same_corrections_give_the_same_bytes() {
+    let (_dir, model) = train("mail", &[]);
+    let copy = model.with_extension("copy.cwm");
+    std::fs::copy(&model, &copy).unwrap();
+    let refiled = link_corpus(&fixture_files(
+        "news",
+        &["sci.space", "rec.sport.hockey"],
+        "train-",
+    ));
+    for m in [&model, &copy] {
+        learn_folder(m, refiled.path(), &[]);
+    }
+    assert_eq!(
+        std::fs::read(&model).unwrap(),
+        std::fs::read(&copy).unwrap()
+    );
 }
 
 fn model_lock_path(model: &Path) -> PathBuf {
@@ -1385,9 +1526,16 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
         "only process 0 writes"
     );
     let (_d, shards) = train("mail", &["--shards", "2", "--mix", "--no-calibrate"]);
+    // The cluster's model equals --shards 2 --mix but for the rehearsal documents, which only
+    // a process that featurised the whole corpus can choose (train keeps them, the cluster does
+    // not yet).
+    let cluster = cwtext::model::Model::load(&cluster_model).unwrap();
+    let mut shards = cwtext::model::Model::load(&shards).unwrap();
+    assert!(cluster.rehearsal.is_none() && shards.rehearsal.is_some());
+    shards.rehearsal = None;
     assert_eq!(
-        std::fs::read(&cluster_model).unwrap(),
-        std::fs::read(&shards).unwrap(),
+        cluster.to_bytes(),
+        shards.to_bytes(),
         "the cluster's model equals --shards 2 --mix"
     );
 }
@@ -1616,14 +1764,15 @@ fn keep_vocabulary_names_features_in_inspect_and_explain() {
         "{}",
         stderr(&out)
     );
-    // The vocabulary changes nothing else: the weights and predictions are the same, and a
-    // model without one is a version 1 file.
+    // The vocabulary changes nothing else: the weights and predictions are the same. Both keep
+    // rehearsal documents, so both are version 3 files (without them: 1 and 2, see
+    // tests/model_compat.rs).
     let (a, b) = (
         std::fs::read(&plain).unwrap(),
         std::fs::read(&named).unwrap(),
     );
-    assert_eq!(a[8], 1);
-    assert_eq!(b[8], 2);
+    assert_eq!(a[8], 3);
+    assert_eq!(b[8], 3);
     assert!(b.len() > a.len());
     let classify = |m: &Path| {
         let out = cwtext()

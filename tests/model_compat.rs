@@ -19,7 +19,7 @@ fn frozen(name: &str) -> std::path::PathBuf {
 /// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 -o v1-mail.cwm`.
 #[test]
 fn format_v1_loads_and_classifies() {
-    assert_eq!(FORMAT_VERSION, 2, "add a frozen model for the new version");
+    assert_eq!(FORMAT_VERSION, 3, "add a frozen model for the new version");
     let model = Model::load(&frozen("v1-mail.cwm")).unwrap();
     assert_eq!(model.labels(), ["ham", "spam"]);
     assert_eq!(model.header.encoding, WeightEncoding::F16);
@@ -65,6 +65,48 @@ fn format_v2_loads_with_its_vocabulary() {
     );
     assert_eq!(vocabulary.get(bucket).unwrap().texts, ["click"]);
     // Saving it again gives the same bytes (the vocabulary section is carried as it is).
+    let dir = tempfile::tempdir().unwrap();
+    model.save(&dir.path().join("again.cwm")).unwrap();
+    assert_eq!(
+        std::fs::read(dir.path().join("again.cwm")).unwrap(),
+        std::fs::read(&path).unwrap()
+    );
+}
+
+/// v3 (adds the rehearsal section, issue 16): trained on `tests/fixtures/mail` (train-* files),
+/// 2^16 buckets, f16: `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16
+/// -o v3-mail-rehearsal.cwm`; 32 documents kept per label (30 ham and 30 spam were offered).
+#[test]
+fn format_v3_loads_with_its_rehearsal_documents() {
+    let path = frozen("v3-mail-rehearsal.cwm");
+    let model = Model::load(&path).unwrap();
+    assert_eq!(model.labels(), ["ham", "spam"]);
+    assert_eq!(model.header.training.documents, 60);
+    let memory = model
+        .rehearsal
+        .as_ref()
+        .expect("a v3 file keeps rehearsal documents");
+    assert_eq!(memory.capacity(), 32);
+    assert_eq!(memory.labels(), 2);
+    for label in 0..2 {
+        let kept = memory.documents(label);
+        assert_eq!(
+            kept.len(),
+            30,
+            "fewer documents than the capacity: all kept"
+        );
+        for d in kept {
+            assert_eq!(d.reference.len(), 2);
+            // The reference is the model's mean score on the document when it was kept.
+            let now = model.scores(&d.x);
+            for (&kept, &now) in d.reference.iter().zip(&now) {
+                assert!(
+                    (f64::from(kept) - now).abs() <= 0.02 * now.abs().max(1.0),
+                    "{kept} vs {now} (f16 weights)"
+                );
+            }
+        }
+    }
     let dir = tempfile::tempdir().unwrap();
     model.save(&dir.path().join("again.cwm")).unwrap();
     assert_eq!(

@@ -160,6 +160,20 @@ fn write_text(
             "vocabulary         none (train --keep-vocabulary names features; here they are bucket numbers)"
         )?,
     }
+    match &model.rehearsal {
+        Some(r) => {
+            let kept: usize = (0..r.labels()).map(|l| r.documents(l).len()).sum();
+            writeln!(
+                out,
+                "rehearsal          {kept} documents kept (up to {} per label); learn protects their scores",
+                r.capacity()
+            )?
+        }
+        None => writeln!(
+            out,
+            "rehearsal          none (a file from before format version 3; learn cannot protect the other labels)"
+        )?,
+    }
     writeln!(out, "labels             {}", model.labels().len())?;
     for (label, n) in model.labels().iter().zip(&t.label_documents) {
         writeln!(out, "  {label:<30} {n:>7} training documents")?;

@@ -23,7 +23,8 @@ Examples:
   cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>
 
 One CW update per document, in the order given (a folder: shuffled by --seed). A label the model has never
-seen is added. Concurrent learners of one model wait for each other (MODEL.lock); readers
+seen is added, starting like an average label. After each update, the documents the model kept from
+training get their scores back where the update moved them (README, \"Corrections\"). Concurrent learners of one model wait for each other (MODEL.lock); readers
 always see a whole model, old or new.";
 
 #[derive(Debug, Args)]
@@ -101,10 +102,15 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     model.save(&args.model)?;
     drop(lock);
     ui.info(format!(
-        "learned {} document(s) into {} ({} mispredicted before the update){} in {:.0} ms",
+        "learned {} document(s) into {} ({} mispredicted before the update{}){} in {:.0} ms",
         report.documents,
         args.model.display(),
         report.mistakes,
+        if model.rehearsal.is_some() {
+            format!("; {} score(s) of kept documents restored", report.replayed)
+        } else {
+            "; no kept documents to protect (a model from before format version 3)".to_string()
+        },
         if report.new_labels.is_empty() {
             String::new()
         } else {

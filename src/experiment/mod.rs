@@ -6,12 +6,15 @@
 //!   strategies and the baselines (Fig. 1, Tables 2–3);
 //! * [`shards`]: JMLR 2012 §7.10 Fig. 6, models trained on disjoint shards and combined;
 //! * [`calibration`]: test-set calibration of the shipped model under each way of fitting its
-//!   probability scale.
+//!   probability scale;
+//! * [`corrections`]: what `cwtext learn` does to a trained router (new folders, one-sided
+//!   corrections, one correction, mixed corrections).
 //!
 //! [`Split::read`] reads a corpus's training and test files (the 20 Newsgroups by-date split:
 //! `train-*` / `test-*`) for the experiments on real corpora.
 
 pub mod calibration;
+pub mod corrections;
 pub mod epochs;
 pub mod shards;
 pub mod synthetic;

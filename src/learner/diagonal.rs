@@ -39,6 +39,17 @@ impl Terms {
     }
 }
 
+/// Where the weights of a label added to a trained model start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LabelStart {
+    /// The prior N(0, a·I), as every label starts in training.
+    Prior,
+    /// Per feature, the Gaussian that moment-matches the existing labels' weights
+    /// ([`WeightTable::with_label_like_the_others`]): the new label scores like an average
+    /// label, and is as sure as the labels are where they agree (the bias, common words).
+    Labels,
+}
+
 /// Training counters that the model reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LearnerStats {
@@ -123,9 +134,15 @@ impl DiagonalLearner {
         self.stats
     }
 
-    /// Adds a label whose weights start at the prior (an online correction with a label the
-    /// model has never seen). Not possible in the binary formulation, which has exactly two.
+    /// Adds a label whose weights start at the prior (training from scratch, `train --resume`
+    /// with new labels).
     pub fn add_label(&mut self) -> crate::Result<usize> {
+        self.add_label_starting(LabelStart::Prior)
+    }
+
+    /// Adds a label (an online correction with a label the model has never seen), its weights
+    /// starting as `start` says. Not possible in the binary formulation, which has exactly two.
+    pub fn add_label_starting(&mut self, start: LabelStart) -> crate::Result<usize> {
         if self.binary() {
             return Err(crate::Error::InvalidSetting(
                 "a model in the binary formulation has exactly two labels; it cannot learn a third"
@@ -133,9 +150,50 @@ impl DiagonalLearner {
             ));
         }
         let a = self.params.config().initial_variance as f32;
-        self.weights = self.weights.with_more_labels(1, a);
+        self.weights = match start {
+            LabelStart::Labels if self.labels > 0 => self.weights.with_label_like_the_others(),
+            _ => self.weights.with_more_labels(1, a),
+        };
         self.labels += 1;
         Ok(self.labels - 1)
+    }
+
+    /// The mean score of one label (multi-class formulation).
+    pub fn label_score(&self, x: &FeatureVector, label: usize) -> f64 {
+        let mut s = 0.0;
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            s += f64::from(self.weights.row(j as usize)[2 * label]) * f64::from(xj);
+        }
+        s
+    }
+
+    /// Moves the means of one label so that its score on `x` changes by exactly `delta`, by the
+    /// smallest move in the Mahalanobis norm of its Gaussian: Δμ_j = δ·σ_j xⱼ / Σ_j σ_j xⱼ² (the
+    /// direction of every CW mean update, μ ← μ + α·y·Σx: Crammer, Dredze & Pereira, NIPS 2008,
+    /// §3). The variances stay: this is no new evidence.
+    pub fn shift_score(&mut self, x: &FeatureVector, label: usize, delta: f64) {
+        let v: f64 = x
+            .indices()
+            .iter()
+            .zip(x.data())
+            .map(|(&j, &xj)| {
+                f64::from(self.weights.row(j as usize)[2 * label + 1]) * f64::from(xj).powi(2)
+            })
+            .sum();
+        if !(v > 0.0 && delta.is_finite()) {
+            return;
+        }
+        let step = delta / v;
+        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+            let row = self.weights.row_mut(j as usize);
+            let sigma = f64::from(row[2 * label + 1]);
+            row[2 * label] += (step * sigma * f64::from(xj)) as f32;
+        }
+    }
+
+    /// Replaces the settings (e.g. another confidence η for corrections); the weights stay.
+    pub fn set_params(&mut self, params: CwParams) {
+        self.params = params;
     }
 
     /// Replaces the weights (same shape), e.g. with a merged model's.

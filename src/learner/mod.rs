@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 pub use constraints::{ConstraintKind, KBest};
-pub use diagonal::DiagonalLearner;
+pub use diagonal::{DiagonalLearner, LabelStart};
 pub use projection::ProjectionKind;
 pub use rule::{RuleKind, RuleParams};
 

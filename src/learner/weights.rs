@@ -202,6 +202,35 @@ impl WeightTable {
         }
     }
 
+    /// The same table with one more label whose weight for each feature starts as the Gaussian
+    /// that moment-matches the existing labels' weights for it, the mixture (1/K)·Σ_z N(μ_zj, σ_zj):
+    /// mean μ̄_j = (1/K)·Σ_z μ_zj and variance (1/K)·Σ_z σ_zj + (1/K)·Σ_z (μ_zj − μ̄_j)² (the law of
+    /// total variance). Moment matching is the Gaussian q minimising KL(mixture ‖ q) (Bishop,
+    /// *Pattern Recognition and Machine Learning*, 2006, §10.7, eq. 10.187 ff.); as a prior for a
+    /// new label it is the empirical-Bayes estimate of the distribution the labels' weights are
+    /// drawn from (Efron & Morris, JASA 1973). A feature no label has learned keeps the prior.
+    pub fn with_label_like_the_others(&self) -> WeightTable {
+        let k = self.labels;
+        let labels = k + 1;
+        let mut data = Vec::with_capacity(self.features * labels * 2);
+        for row in self.raw().chunks_exact(k * 2) {
+            data.extend_from_slice(row);
+            let n = k as f64;
+            let mean = row.chunks_exact(2).map(|p| f64::from(p[0])).sum::<f64>() / n;
+            let variance = row
+                .chunks_exact(2)
+                .map(|p| f64::from(p[1]) + (f64::from(p[0]) - mean).powi(2))
+                .sum::<f64>()
+                / n;
+            data.extend_from_slice(&[mean as f32, variance as f32]);
+        }
+        WeightTable {
+            features: self.features,
+            labels,
+            data: Storage::Owned(data),
+        }
+    }
+
     /// The flat data, mutable; a view becomes an owned copy first.
     pub fn raw_mut(&mut self) -> &mut [f32] {
         if let Storage::View { decoded, .. } = &mut self.data {
@@ -316,6 +345,17 @@ impl std::fmt::Debug for WeightTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_like_the_others_moment_matches_them() {
+        // One feature, two labels: N(1, 0.5) and N(3, 1.5). The mixture's mean is 2 and its
+        // variance (0.5 + 1.5)/2 + ((1 − 2)² + (3 − 2)²)/2 = 2.
+        let mut t = WeightTable::new(1, 2, 1.0);
+        t.row_mut(0).copy_from_slice(&[1.0, 0.5, 3.0, 1.5]);
+        let t = t.with_label_like_the_others();
+        assert_eq!(t.labels(), 3);
+        assert_eq!(t.row(0), &[1.0, 0.5, 3.0, 1.5, 2.0, 2.0]);
+    }
 
     /// A table of 3 features × 2 labels with distinct values, and its bytes at offset 64.
     fn table_and_bytes(half: bool) -> (WeightTable, SharedBytes) {
