@@ -9,7 +9,11 @@
 //! with [`crate::merge::merge`] and writes the file. Every process applies the same f32
 //! operations in the same order as the in-process code, so the result equals `train --shards n
 //! --mix` bit for bit (a test runs two processes on 127.0.0.1 and compares the bytes).
-//! Calibration would need a second distributed pass; `--cluster` trains without it.
+//! With calibration (the default) the processes first train on the four fifths outside the
+//! held-out fifth, mixing after every epoch, fit the probability scale on the held-out
+//! documents of all processes under that mix, then go on for [`FINISH_EPOCHS`] epochs over all
+//! their documents, as `train` does in one process (the bytes then differ from `--shards n
+//! --mix`, which calibrates with a separate model; with `--no-calibrate` they are equal).
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -24,7 +28,11 @@ use crate::corpus::{scan_labelled, FileFilter};
 use crate::error::{Error, Result};
 use crate::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
-use crate::train::{featurize_files, shard_of, Example, TrainSettings, Trainer};
+use crate::learner::{Learner, ScoreGaussian};
+use crate::train::{
+    featurize_files, held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS,
+    MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
+};
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).
 #[derive(Debug, Clone)]
@@ -162,33 +170,109 @@ fn run_worker(
     };
     let mut trainer = Trainer::new(&shard_settings, corpus.labels.len())?;
     let hidden = ProgressBar::hidden();
-    for epoch in 0..settings.epochs {
-        trainer.epoch(&part, &hidden);
-        if epoch + 1 < settings.epochs {
-            let table = trainer.learner().weights();
-            let bytes: Vec<u8> = table.raw().iter().flat_map(|w| w.to_le_bytes()).collect();
-            let all = exchange(epoch as u64, bytes, worker);
-            let tables: Vec<_> = all
-                .iter()
-                .map(|(_, b)| {
-                    let data = b
-                        .chunks_exact(4)
-                        .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-                        .collect();
-                    crate::learner::weights::WeightTable::from_raw(
-                        table.features(),
-                        table.labels(),
-                        data,
-                    )
-                    .expect("every process has the same shape")
-                })
-                .collect();
-            let inputs: Vec<_> = tables
-                .iter()
-                .map(|t| (t, (0..t.labels()).collect()))
-                .collect();
-            let mixed = combine(&inputs, table.labels(), MergeMethod::Kl);
-            trainer.learner_mut().set_weights(mixed);
+    let mut round = 0u64;
+    // Every process continues from the KL mix of all processes' weight tables.
+    type Exchange<'a> = dyn FnMut(u64, Vec<u8>, &mut timely::worker::Worker) -> Vec<Message> + 'a;
+    let mix = |exchange: &mut Exchange,
+               trainer: &mut Trainer,
+               round: &mut u64,
+               worker: &mut timely::worker::Worker| {
+        let table = trainer.learner().weights();
+        let bytes: Vec<u8> = table.raw().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let all = exchange(*round, bytes, worker);
+        *round += 1;
+        let tables: Vec<_> = all
+            .iter()
+            .map(|(_, b)| {
+                let data = b
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect();
+                crate::learner::weights::WeightTable::from_raw(
+                    table.features(),
+                    table.labels(),
+                    data,
+                )
+                .expect("every process has the same shape")
+            })
+            .collect();
+        let inputs: Vec<_> = tables
+            .iter()
+            .map(|t| (t, (0..t.labels()).collect()))
+            .collect();
+        let mixed = combine(&inputs, table.labels(), MergeMethod::Kl);
+        trainer.learner_mut().set_weights(mixed);
+    };
+    // Calibration, as in `train`: the processes first train on the four fifths outside the
+    // held-out fifth and mix; the scale is fitted on every process's held-out documents under
+    // that mix (process 0 fits, from the score Gaussians the others send); then every process
+    // goes on for FINISH_EPOCHS epochs over all its documents.
+    let (kept, held): (Vec<&Example>, Vec<&Example>) = part
+        .iter()
+        .partition(|e| !held_out(&corpus.root, &corpus.files[e.file].0));
+    let calibrate = settings.calibrate && !kept.is_empty();
+    let mut fit = None;
+    if calibrate {
+        let kept: Vec<Example> = kept.into_iter().cloned().collect();
+        for _ in 0..settings.epochs {
+            trainer.epoch(&kept, &hidden);
+            mix(&mut exchange, &mut trainer, &mut round, worker);
+        }
+        let partial = trainer.learner().clone();
+        let gaussians: Vec<f64> = held
+            .iter()
+            .flat_map(|e| {
+                let g = partial.score_gaussians(&e.x);
+                std::iter::once(e.label as f64).chain(g.into_iter().flat_map(|g| [g.mean, g.variance]))
+            })
+            .collect();
+        let bytes: Vec<u8> = gaussians.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let all = exchange(round, bytes, worker);
+        round += 1;
+        let k = corpus.labels.len();
+        let documents: Vec<(Vec<ScoreGaussian>, usize)> = all
+            .iter()
+            .flat_map(|(_, b)| {
+                let values: Vec<f64> = b
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect();
+                values
+                    .chunks_exact(1 + 2 * k)
+                    .map(|d| {
+                        let g = d[1..]
+                            .chunks_exact(2)
+                            .map(|p| ScoreGaussian {
+                                mean: p[0],
+                                variance: p[1],
+                            })
+                            .collect();
+                        (g, d[0] as usize)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if documents.len() >= MIN_CALIBRATION_DOCUMENTS {
+            fit = Some((
+                crate::calibration::fit_scale(&documents, crate::calibration::Objective::Brier),
+                documents.len(),
+                partial,
+                kept,
+            ));
+        }
+        let finish = FINISH_EPOCHS.min(settings.epochs);
+        for epoch in 0..finish {
+            trainer.epoch(&part, &hidden);
+            if epoch + 1 < finish {
+                mix(&mut exchange, &mut trainer, &mut round, worker);
+            }
+        }
+    } else {
+        for epoch in 0..settings.epochs {
+            trainer.epoch(&part, &hidden);
+            if epoch + 1 < settings.epochs {
+                mix(&mut exchange, &mut trainer, &mut round, worker);
+            }
         }
     }
     // The shard model, in f32 for the transfer, plus how many files this process skipped.
@@ -196,7 +280,7 @@ fn run_worker(
     model.header.encoding = WeightEncoding::F32;
     let mut bytes = (skipped as u64).to_le_bytes().to_vec();
     bytes.extend(model.to_bytes());
-    let all = exchange(settings.epochs as u64, bytes, worker);
+    let all = exchange(round, bytes, worker);
     if index != 0 {
         return Ok(None);
     }
@@ -212,6 +296,24 @@ fn run_worker(
     let mut merged = merge(&shards, &names, MergeMethod::Kl)?;
     merged.header.training.epoch_accuracy = Vec::new();
     merged.header.training.skipped += skipped_total;
+    if let Some((scale, held_out, partial, kept)) = fit {
+        // Divided by how much surer the merged model is than the mix it was fitted with, on
+        // this process's kept documents (as `train` does on its own).
+        let sample = kept.iter().take(SHRINKAGE_SAMPLE).map(|e| &e.x);
+        let shrinkage = crate::calibration::variance_shrinkage(
+            &|x| partial.score_gaussians(x),
+            &|x| merged.learner.score_gaussians(x),
+            sample,
+        );
+        merged.header.probability_scale = scale.scale / shrinkage;
+        merged.header.calibration = Some(crate::model::CalibrationInfo {
+            fitted_by: "train --cluster".into(),
+            held_out,
+            brier_before: scale.before,
+            brier_after: scale.after,
+            variance_shrinkage: shrinkage,
+        });
+    }
     let lock = crate::lock::ModelLock::acquire(output)?;
     merged.save(output)?;
     drop(lock);

@@ -577,7 +577,7 @@ pub const FINISH_EPOCHS: usize = 2;
 
 /// The training documents the variance shrinkage is measured on (the first outside the
 /// held-out fifth).
-const SHRINKAGE_SAMPLE: usize = 2000;
+pub const SHRINKAGE_SAMPLE: usize = 2000;
 
 /// The fewest held-out documents the probability scale is fitted on.
 pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;

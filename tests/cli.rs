@@ -1480,51 +1480,56 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
     )
     .unwrap();
     let cluster_model = dir.path().join("cluster.cwm");
-    let spawn = |index: usize| {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-            .current_dir(fixtures())
-            .args([
-                "train",
-                "mail",
-                "--include",
-                "train-*",
-                "--seed",
-                "3",
-                "--cluster",
-            ])
-            .args([
-                "--processes",
-                "2",
-                "--process",
-                &index.to_string(),
-                "--hostfile",
-            ])
-            .arg(&hosts)
-            .arg("-o")
-            .arg(if index == 0 {
-                cluster_model.clone()
-            } else {
-                dir.path().join("unused.cwm")
-            })
-            .output()
-            .unwrap()
+    // Both processes of a two-process cluster on loopback, with these extra flags.
+    let run_cluster = |extra: &[&str]| {
+        let spawn = |index: usize| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+                .current_dir(fixtures())
+                .args(["train", "mail", "--seed", "3", "--cluster"])
+                .args(extra)
+                .args([
+                    "--processes",
+                    "2",
+                    "--process",
+                    &index.to_string(),
+                    "--hostfile",
+                ])
+                .arg(&hosts)
+                .arg("-o")
+                .arg(if index == 0 {
+                    cluster_model.clone()
+                } else {
+                    dir.path().join("unused.cwm")
+                })
+                .output()
+                .unwrap()
+        };
+        let (zero, one) = std::thread::scope(|s| {
+            let zero = s.spawn(|| spawn(0));
+            let one = s.spawn(|| spawn(1));
+            (zero.join().unwrap(), one.join().unwrap())
+        });
+        assert!(zero.status.success(), "{}", stderr(&zero));
+        assert!(one.status.success(), "{}", stderr(&one));
+        assert!(
+            stderr(&zero).contains("process 0 of 2: wrote"),
+            "{}",
+            stderr(&zero)
+        );
+        assert!(
+            !dir.path().join("unused.cwm").exists(),
+            "only process 0 writes"
+        );
     };
-    let (zero, one) = std::thread::scope(|s| {
-        let zero = s.spawn(|| spawn(0));
-        let one = s.spawn(|| spawn(1));
-        (zero.join().unwrap(), one.join().unwrap())
-    });
-    assert!(zero.status.success(), "{}", stderr(&zero));
-    assert!(one.status.success(), "{}", stderr(&one));
-    assert!(
-        stderr(&zero).contains("process 0 of 2: wrote"),
-        "{}",
-        stderr(&zero)
-    );
-    assert!(
-        !dir.path().join("unused.cwm").exists(),
-        "only process 0 writes"
-    );
+    // Calibrated by default, on the held-out documents of both processes (21 of all 80 mails).
+    run_cluster(&[]);
+    let calibrated = cwtext::model::Model::load(&cluster_model).unwrap();
+    let info = calibrated.header.calibration.clone().expect("calibrated");
+    assert_eq!(info.fitted_by, "train --cluster");
+    assert_eq!(info.held_out, 21);
+    assert!(info.brier_after < info.brier_before, "{info:?}");
+    assert!(calibrated.header.probability_scale < 1.0);
+    run_cluster(&["--include", "train-*", "--no-calibrate"]);
     let (_d, shards) = train("mail", &["--shards", "2", "--mix", "--no-calibrate"]);
     // The cluster's model equals --shards 2 --mix but for the rehearsal documents, which only
     // a process that featurised the whole corpus can choose (train keeps them, the cluster does

@@ -238,10 +238,6 @@ fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow
         "invalid setting: --cluster with {} processes needs --hostfile (one host:port line per process)",
         args.processes
     );
-    if settings.calibrate {
-        ui.info("--cluster trains without probability calibration (it would need a second distributed pass)");
-    }
-    settings.calibrate = false;
     settings.sharding = crate::train::Sharding {
         shards: args.processes,
         mix: true,
