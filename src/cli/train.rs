@@ -136,7 +136,8 @@ pub struct TrainArgs {
     #[arg(long, value_name = "N")]
     pub vocab_size: Option<usize>,
     /// Stop words to drop: a built-in list (english), a file (one word a line), or none
-    /// [default: english with words, none with subword pieces].
+    /// [default: with words, english or none, chosen on the held-out fifth; none with subword
+    /// pieces].
     #[arg(long, value_name = "LIST|FILE|none")]
     pub stopwords: Option<String>,
     /// Snowball stemming language.
@@ -166,7 +167,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 40, value_name = "CHARS")]
     pub max_token_length: usize,
     /// Do not fit the probability scale on a held-out fifth (probabilities then follow η alone;
-    /// training runs once instead of twice).
+    /// with settings fixed, training then runs once from the prior instead of on four fifths and
+    /// then on everything).
     #[arg(long)]
     pub no_calibrate: bool,
     /// Train N shards in parallel threads on disjoint parts of the corpus (by a hash of each
