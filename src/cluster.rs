@@ -26,9 +26,9 @@ use timely::dataflow::InputHandle;
 
 use crate::corpus::{scan_labelled, FileFilter};
 use crate::error::{Error, Result};
+use crate::learner::{Learner, ScoreGaussian};
 use crate::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
-use crate::learner::{Learner, ScoreGaussian};
 use crate::train::{
     featurize_files, held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS,
     MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
@@ -223,7 +223,8 @@ fn run_worker(
             .iter()
             .flat_map(|e| {
                 let g = partial.score_gaussians(&e.x);
-                std::iter::once(e.label as f64).chain(g.into_iter().flat_map(|g| [g.mean, g.variance]))
+                std::iter::once(e.label as f64)
+                    .chain(g.into_iter().flat_map(|g| [g.mean, g.variance]))
             })
             .collect();
         let bytes: Vec<u8> = gaussians.iter().flat_map(|v| v.to_le_bytes()).collect();
