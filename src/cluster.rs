@@ -254,12 +254,9 @@ fn run_worker(
             })
             .collect();
         if documents.len() >= MIN_CALIBRATION_DOCUMENTS {
-            fit = Some((
-                crate::calibration::fit_scale(&documents, crate::calibration::Objective::Brier),
-                documents.len(),
-                partial,
-                kept,
-            ));
+            let scale =
+                crate::calibration::fit_scale(&documents, crate::calibration::Objective::Brier);
+            fit = Some((scale, scale.documents, partial, kept));
         }
         let finish = FINISH_EPOCHS.min(settings.epochs);
         for epoch in 0..finish {

@@ -592,7 +592,7 @@ pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -
     CalibrationFit {
         scale: fit.scale,
         variance_shrinkage: 1.0,
-        held_out: held_out.len(),
+        held_out: fit.documents,
         brier_before: fit.before,
         brier_after: fit.after,
     }
