@@ -576,15 +576,18 @@ impl CalibrationFit {
 pub const FINISH_EPOCHS: usize = 2;
 
 /// The training documents the variance shrinkage is measured on (the first outside the
-/// held-out fifth).
-pub const SHRINKAGE_SAMPLE: usize = 2000;
+/// held-out fifth): a ratio of two sums, stable on a few hundred documents (20 Newsgroups: 0.983
+/// on 2,000, 0.984 on 500), and each document costs two passes through the weight table.
+pub const SHRINKAGE_SAMPLE: usize = 500;
 
 /// The fewest held-out documents the probability scale is fitted on.
 pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;
 
 /// Fits the probability scale of `learner` on held-out examples.
 pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -> CalibrationFit {
-    let documents: Vec<_> = held_out
+    // The sample the fit would take anyway, before the score Gaussians (a random access into
+    // the weight table per feature and label: the costliest part of calibrating).
+    let documents: Vec<_> = crate::calibration::fit_sample(held_out)
         .iter()
         .map(|e| (learner.score_gaussians(&e.x), e.label))
         .collect();
