@@ -898,9 +898,18 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     let best_accuracy = report["trials"][best]["validation_accuracy"]
         .as_f64()
         .unwrap();
-    for t in report["trials"].as_array().unwrap() {
-        assert!(t["validation_accuracy"].as_f64().unwrap() <= best_accuracy);
-    }
+    // The winner is the most accurate trial, or it is kept over one that is not clearly better
+    // and the output says so.
+    let top = report["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["validation_accuracy"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        best_accuracy == top || text.contains("kept it over trial"),
+        "{text}"
+    );
     // No test file was read: the corpus filter is what the user gave.
     assert_eq!(
         report["training_documents"].as_u64().unwrap()

@@ -121,6 +121,19 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         best.best_epoch,
         best.candidate.describe()
     )?;
+    if let Some(top) = result
+        .trials
+        .iter()
+        .filter(|t| t.validation_accuracy > best.validation_accuracy)
+        .max_by(|a, b| a.validation_accuracy.total_cmp(&b.validation_accuracy))
+    {
+        writeln!(
+            out,
+            "kept it over trial {} ({:.4}): no more accurate trial was better by more than a standard error of the paired difference",
+            top.index + 1,
+            top.validation_accuracy
+        )?;
+    }
     let settings = winning_settings(&result, &base)?;
     let crate::train::Trained {
         model,
