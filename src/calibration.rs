@@ -404,6 +404,28 @@ pub fn platt_target(n: usize) -> f64 {
     (n as f64 + 1.0) / (n as f64 + 2.0)
 }
 
+/// The middle of the final bracket of a golden-section search for the minimum of `f` on
+/// `range`, stopped when the bracket is narrower than `tolerance` (Kiefer, 1953).
+fn golden_section(f: &dyn Fn(f64) -> f64, range: (f64, f64), tolerance: f64) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut a, mut b) = range;
+    let mut c = b - ratio * (b - a);
+    let mut d = a + ratio * (b - a);
+    let (mut fc, mut fd) = (f(c), f(d));
+    while b - a > tolerance {
+        if fc < fd {
+            (b, d, fd) = (d, c, fc);
+            c = b - ratio * (b - a);
+            fc = f(c);
+        } else {
+            (a, c, fc) = (c, d, fd);
+            d = a + ratio * (b - a);
+            fd = f(d);
+        }
+    }
+    (a + b) / 2.0
+}
+
 /// The most held-out documents the scale is fitted on: one number is fitted, and a thousand
 /// documents pin it within 10% on a synthetic case (the tests). On 20 Newsgroups the sample of
 /// 800 of the 2,398 held-out posts fitted 0.104 where all of them fitted 0.074, and the test ECE
@@ -426,23 +448,7 @@ pub fn fit_scale(documents: &[(Vec<ScoreGaussian>, usize)], objective: Objective
     let documents = &sample[..];
     let target = platt_target(documents.len());
     let f = |log_c: f64| objective_against(documents, 10f64.powf(log_c), objective, target);
-    let ratio = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut a, mut b) = FIT_RANGE;
-    let mut c = b - ratio * (b - a);
-    let mut d = a + ratio * (b - a);
-    let (mut fc, mut fd) = (f(c), f(d));
-    while b - a > FIT_TOLERANCE {
-        if fc < fd {
-            (b, d, fd) = (d, c, fc);
-            c = b - ratio * (b - a);
-            fc = f(c);
-        } else {
-            (a, c, fc) = (c, d, fd);
-            d = a + ratio * (b - a);
-            fd = f(d);
-        }
-    }
-    let best = (a + b) / 2.0;
+    let best = golden_section(&f, FIT_RANGE, FIT_TOLERANCE);
     // The fit is judged on the smoothed targets, and reported on the plain objective.
     let plain = |log_c: f64| objective_at(documents, 10f64.powf(log_c), objective);
     let before = plain(0.0);
@@ -510,23 +516,7 @@ pub fn fit_scale_gibbs(documents: &[(Vec<ScoreGaussian>, usize)]) -> ScaleFit {
         terms.iter().sum::<f64>() / documents.len().max(1) as f64
     };
     let f = |log_c: f64| brier(10f64.powf(log_c));
-    let ratio = (5f64.sqrt() - 1.0) / 2.0;
-    let (mut a, mut b) = (-5.0, 1.0);
-    let mut c = b - ratio * (b - a);
-    let mut d = a + ratio * (b - a);
-    let (mut fc, mut fd) = (f(c), f(d));
-    while b - a > 0.01 {
-        if fc < fd {
-            (b, d, fd) = (d, c, fc);
-            c = b - ratio * (b - a);
-            fc = f(c);
-        } else {
-            (a, c, fc) = (c, d, fd);
-            d = a + ratio * (b - a);
-            fd = f(d);
-        }
-    }
-    let best = (a + b) / 2.0;
+    let best = golden_section(&f, (-5.0, 1.0), 0.01);
     let (before, after) = (f(0.0), f(best));
     if after < before {
         ScaleFit {

@@ -723,9 +723,27 @@ pub fn train_corpus(
         learner: c.learner.clone(),
         ..settings.clone()
     };
-    let split = |examples| split_held(examples, &is_held);
     let held_count = featurised[0].0.iter().filter(|e| is_held(e)).count();
     let kept_count = featurised[0].0.len() - held_count;
+    let choose = candidates.len() > 1 && held_count >= MIN_SELECTION_DOCUMENTS && kept_count > 0;
+    let calibrate = settings.calibrate && held_count >= MIN_CALIBRATION_DOCUMENTS && kept_count > 0;
+    // Each pipeline's four fifths (copied once: they are trained on) and held-out fifth, when
+    // the choice or calibration needs them.
+    let parts: Vec<(Vec<Example>, Vec<&Example>)> = if choose || calibrate {
+        featurised
+            .iter()
+            .map(|(examples, _)| split_held(examples, &is_held))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let parts_of = |c: &Candidate| {
+        let p = pipelines
+            .iter()
+            .position(|p| *p == c.pipeline)
+            .expect("every candidate's pipeline was featurised");
+        &parts[p]
+    };
     let hidden = ProgressBar::hidden();
     let mut passes = 0;
     let sharded = settings.sharding.shards > 1;
@@ -757,7 +775,7 @@ pub fn train_corpus(
     let mut chosen = 0;
     let mut partial: Option<(Partial, DiagonalLearner)> = None;
     if candidates.len() > 1 {
-        if held_count >= MIN_SELECTION_DOCUMENTS && kept_count > 0 {
+        if choose {
             progress.set_message(format!("choosing among {} settings", candidates.len()));
             type Trial = (
                 Option<(Partial, DiagonalLearner)>,
@@ -767,10 +785,10 @@ pub fn train_corpus(
             let mut trials: Vec<Trial> = candidates
                 .par_iter()
                 .map(|c| {
-                    let (kept, held) = split(examples_of(c));
-                    let trained = train_kept(c, &kept)?;
+                    let (kept, held) = parts_of(c);
+                    let trained = train_kept(c, kept)?;
                     let learner = learner_of(&trained);
-                    let (accuracy, macro_f1) = accuracy_and_macro_f1(&learner, &held, labels.len());
+                    let (accuracy, macro_f1) = accuracy_and_macro_f1(&learner, held, labels.len());
                     let right = held
                         .iter()
                         .map(|e| crate::learner::argmax(&learner.scores(&e.x)) == e.label)
@@ -814,15 +832,24 @@ pub fn train_corpus(
     let examples = examples_of(winner);
     // 3 and 4: the final model on everything. Calibration needs a model that did not see the
     // held-out fifth: the choice's, or one trained for it now.
-    let calibrate = settings.calibrate && held_count >= MIN_CALIBRATION_DOCUMENTS && kept_count > 0;
     progress.set_message("training");
     if calibrate && partial.is_none() && !sharded {
-        let (kept, _) = split(examples);
-        let trained = train_kept(winner, &kept)?;
+        let (kept, _) = parts_of(winner);
+        let trained = train_kept(winner, kept)?;
         let learner = learner_of(&trained);
         partial = Some((trained, learner));
         passes += settings.epochs;
     }
+    let train_all = |progress: &ProgressBar| {
+        train_examples(
+            examples,
+            labels.clone(),
+            &winner_settings,
+            start,
+            &shard,
+            progress,
+        )
+    };
     let mut continued = None;
     let (model, partial) = match partial {
         // The four-fifths trainer goes on over every document: FINISH_EPOCHS more epochs instead
@@ -842,34 +869,17 @@ pub fn train_corpus(
         }
         Some((Partial::Model(_), learner)) => {
             passes += settings.epochs;
-            let model = train_examples(
-                examples,
-                labels.clone(),
-                &winner_settings,
-                start,
-                &shard,
-                progress,
-            )?;
-            (model, Some(learner))
+            (train_all(progress)?, Some(learner))
         }
         None if calibrate => {
             // Sharded: the four-fifths model beside the final one.
-            let (kept, _) = split(examples);
+            let (kept, _) = parts_of(winner);
             passes += 2 * settings.epochs;
             let (model, partial) = rayon::join(
+                || train_all(progress),
                 || {
                     train_examples(
-                        examples,
-                        labels.clone(),
-                        &winner_settings,
-                        start,
-                        &shard,
-                        progress,
-                    )
-                },
-                || {
-                    train_examples(
-                        &kept,
+                        kept,
                         labels.clone(),
                         &winner_settings,
                         start,
@@ -882,22 +892,14 @@ pub fn train_corpus(
         }
         None => {
             passes += settings.epochs;
-            let model = train_examples(
-                examples,
-                labels.clone(),
-                &winner_settings,
-                start,
-                &shard,
-                progress,
-            )?;
-            (model, None)
+            (train_all(progress)?, None)
         }
     };
     let mut model = model;
     let fit = match (calibrate, partial) {
         (true, Some(partial)) => {
-            let (_, held) = split(examples);
-            let mut fit = fit_probability_scale(&partial, &held);
+            let (_, held) = parts_of(winner);
+            let mut fit = fit_probability_scale(&partial, held);
             // The shipped model saw the held-out fifth too and is surer: keep the spread.
             let sample = examples
                 .iter()
