@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use cwtext::features::FeatureVector;
-use cwtext::input::{parse_bytes, Document, DocumentKind};
-use cwtext::learner::{CwConfig, DiagonalLearner, Learner};
+use cwtext::learn::learner::{CwConfig, DiagonalLearner, Learner};
+use cwtext::learn::probability::Method;
 use cwtext::model::Model;
-use cwtext::pipeline::{Pipeline, PipelineConfig, DEFAULT_MAX_MIME_DEPTH};
-use cwtext::probability::Method;
+use cwtext::text::input::{parse_bytes, Document, DocumentKind};
+use cwtext::text::pipeline::{Pipeline, PipelineConfig, DEFAULT_MAX_MIME_DEPTH};
 
 /// Every file under `tests/fixtures/<dir>`, sorted, with the name of its label folder.
 fn fixtures(dir: &str) -> Vec<(String, Vec<u8>)> {
@@ -108,8 +108,8 @@ fn tokenize_and_hash(c: &mut Criterion) {
         let mut config = PipelineConfig::default();
         config
             .filters
-            .push(cwtext::pipeline::filter::FilterConfig::Stem {
-                language: cwtext::pipeline::stem::StemLanguage::English,
+            .push(cwtext::text::pipeline::filter::FilterConfig::Stem {
+                language: cwtext::text::pipeline::stem::StemLanguage::English,
             });
         config
     };
@@ -201,7 +201,7 @@ fn tokenize_and_hash_20ng(c: &mut Criterion) {
 /// The embedded model and the fixture posts as its feature vectors, with their labels.
 fn model_and_examples() -> (Model, Vec<(FeatureVector, usize)>) {
     let model = Model::from_static(
-        cwtext::cli::DEFAULT_MODEL,
+        cwtext::integrations::shelf::DEFAULT_MODEL,
         Path::new("default"),
         cwtext::model::Checksum::Verify,
     )
@@ -221,7 +221,7 @@ fn score(c: &mut Criterion) {
     let (model, examples) = model_and_examples();
     let right = examples
         .iter()
-        .filter(|(x, y)| cwtext::learner::argmax(&model.scores(x)) == *y)
+        .filter(|(x, y)| cwtext::learn::learner::argmax(&model.scores(x)) == *y)
         .count();
     assert!(
         right * 10 >= examples.len() * 9,
@@ -286,23 +286,26 @@ fn gibbs(c: &mut Criterion) {
 
 /// The Gaussians of every fixture of `dir` under a shelf model, calibrated as `predict` scales
 /// them.
-fn shelf_gaussians(name: &str, dir: &str) -> Vec<Vec<cwtext::learner::ScoreGaussian>> {
-    let model = cwtext::shelf::find(name).unwrap().load(false).unwrap();
+fn shelf_gaussians(name: &str, dir: &str) -> Vec<Vec<cwtext::learn::learner::ScoreGaussian>> {
+    let model = cwtext::integrations::shelf::find(name)
+        .unwrap()
+        .load(false)
+        .unwrap();
     let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
     fixtures(dir)
         .iter()
         .map(|(_, b)| {
             let g = model.score_gaussians(&pipeline.features(&parse(b)).unwrap());
-            cwtext::calibration::scaled(&g, model.header.probability_scale)
+            cwtext::learn::calibration::scaled(&g, model.header.probability_scale)
         })
         .collect()
 }
 
 /// K labels that all contend (means within about 2σ, standard deviations 1 : 3 apart): the
 /// quadrature's worst case, no label dropped.
-fn contending(k: usize) -> Vec<cwtext::learner::ScoreGaussian> {
+fn contending(k: usize) -> Vec<cwtext::learn::learner::ScoreGaussian> {
     (0..k)
-        .map(|z| cwtext::learner::ScoreGaussian {
+        .map(|z| cwtext::learn::learner::ScoreGaussian {
             mean: 0.05 * z as f64,
             variance: 0.1 + 0.1 * (z % 3) as f64,
         })

@@ -1,48 +1,28 @@
 //! cwtext: confidence-weighted online text classification.
 //!
-//! The crate is a chain of small pieces, each in its own module:
+//! The crate is built in layers; each is a folder whose module doc says what it may use, and
+//! dependencies point one way, downwards:
 //!
-//! * [`input`] turns any file's bytes into a [`input::Document`] (text decoding, email parsing);
-//! * [`pipeline`] turns a document into a hashed sparse [`features::FeatureVector`], one stage per
-//!   file, configured by a serde value that is stored in every model;
-//! * [`learner`] holds the multi-class confidence-weighted learner (EMNLP 2009), split into the
-//!   update rule, the covariance projection and the constraint strategy;
-//! * [`probability`] turns the weight Gaussian into per-label probabilities;
-//! * [`model`] reads and writes the versioned model file;
-//! * [`corpus`], [`train`], [`metrics`] and [`route`] are the batch jobs the CLI runs;
-//! * `archive` keeps labelled documents in a full-text index (tantivy) for `label --index`
-//!   and `search` (the default cargo feature `archive`);
-//! * [`cli`] is the command-line layer: argument structs and one `run` per subcommand.
+//! | layer | modules | what it is |
+//! |---|---|---|
+//! | foundation | [`error`], [`features`] | the typed errors and the sparse vector every layer shares |
+//! | 1 [`text`] | input, pipeline, vocabulary | any file's bytes → a hashed sparse [`features::FeatureVector`] |
+//! | 2 [`learn`] | learner, probability, calibration, rehearsal | the CW learner and its probabilities, on vectors alone |
+//! | 3 [`model`] | the [`model::Model`], its file format, merge | pipeline + labels + learner, saved and loaded |
+//! | 4 [`integrations`] | archive, plot, shelf, lock | ties to things outside: a search index, SVG, embedded models, file locks |
+//! | 5 [`jobs`] | corpus, train, tune, online, batch, label, route, metrics, explain, cluster | what a user asks for, over files and corpora |
+//! | 6 [`experiment`] | the papers' reproductions | uses every layer; nothing uses it |
 //!
-//! `main.rs` only parses the arguments and dispatches to [`cli::run`].
+//! The command-line interface is not part of the library: it lives in the `cwtext` binary
+//! (`src/main.rs` and `src/cli/`), behind the default cargo feature `cli`.
 
-#[cfg(feature = "archive")]
-pub mod archive;
-pub mod batch;
-pub mod calibration;
-pub mod cli;
-#[cfg(feature = "cluster")]
-pub mod cluster;
-pub mod corpus;
 pub mod error;
 pub mod experiment;
-pub mod explain;
 pub mod features;
-pub mod input;
-pub mod learner;
-pub mod lock;
-pub mod merge;
-pub mod metrics;
+pub mod integrations;
+pub mod jobs;
+pub mod learn;
 pub mod model;
-pub mod online;
-pub mod pipeline;
-pub mod plot;
-pub mod probability;
-pub mod rehearsal;
-pub mod route;
-pub mod shelf;
-pub mod train;
-pub mod tune;
-pub mod vocabulary;
+pub mod text;
 
 pub use error::{Error, Result};

@@ -1,10 +1,12 @@
 //! The `cwtext` binary: parses the command line and dispatches to the library. All logic lives
-//! in `cwtext::cli` and below.
+//! in the `cwtext` library; the command-line layer (`cli`) is this binary's own module.
+
+mod cli;
 
 use std::process::ExitCode;
 
 use clap::Parser;
-use cwtext::cli::{run, Cli, Outcome};
+use cli::{run, Cli, Outcome};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

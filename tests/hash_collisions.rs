@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use cwtext::pipeline::hash::{bucket, token_hash, NS_BODY};
+use cwtext::text::pipeline::hash::{bucket, token_hash, NS_BODY};
 
 fn vocabulary() -> Vec<String> {
     std::fs::read_to_string(concat!(

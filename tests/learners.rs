@@ -5,8 +5,8 @@
 
 use cwtext::experiment::synthetic;
 use cwtext::features::FeatureVector;
-use cwtext::learner::full::FullCw;
-use cwtext::learner::{
+use cwtext::learn::learner::full::FullCw;
+use cwtext::learn::learner::{
     ConstraintKind, CwConfig, DiagonalLearner, KBest, Learner, ProjectionKind, RuleKind,
 };
 use proptest::prelude::*;
@@ -122,7 +122,7 @@ fn binary_probability_matches_the_normal_cdf() {
         .cdf(g.mean / g.variance.sqrt());
     assert!(exact > 0.02 && exact < 0.98, "an informative case: {exact}");
     let n = 20_000;
-    let gibbs = cwtext::probability::gibbs_probabilities(&cw.score_gaussians(&x), n, 5)[1];
+    let gibbs = cwtext::learn::probability::gibbs_probabilities(&cw.score_gaussians(&x), n, 5)[1];
     let se = (exact * (1.0 - exact) / n as f64).sqrt();
     assert!((gibbs - exact).abs() < 3.0 * se, "{gibbs} vs {exact}");
 }
@@ -225,7 +225,11 @@ fn every_rule_projection_and_strategy_composes() {
         }
         cw.finish();
         for (x, y) in &docs {
-            assert_eq!(cwtext::learner::argmax(&cw.scores(x)), *y, "{config:?}");
+            assert_eq!(
+                cwtext::learn::learner::argmax(&cw.scores(x)),
+                *y,
+                "{config:?}"
+            );
         }
     }
 }

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use cwtext::input::parse_bytes;
+use cwtext::learn::probability::Method;
 use cwtext::model::{Model, WeightEncoding, FORMAT_VERSION};
-use cwtext::pipeline::Pipeline;
-use cwtext::probability::Method;
+use cwtext::text::input::parse_bytes;
+use cwtext::text::pipeline::Pipeline;
 
 fn frozen(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +29,7 @@ fn format_v1_loads_and_classifies() {
     let mail = b"From: deals@cheap-pills.example\nSubject: LIMITED OFFER free money\n\n\
         Click here to claim your FREE money now!!! Unsubscribe: reply remove.\n";
     let x = pipeline
-        .features(&parse_bytes(mail, cwtext::pipeline::DEFAULT_MAX_MIME_DEPTH).unwrap())
+        .features(&parse_bytes(mail, cwtext::text::pipeline::DEFAULT_MAX_MIME_DEPTH).unwrap())
         .unwrap();
     let p = model.predict(
         &x,
@@ -59,8 +59,8 @@ fn format_v2_loads_with_its_vocabulary() {
         .unwrap()
         .expect("a v2 file keeps a vocabulary");
     assert_eq!(vocabulary.texts_per_bucket(), 1);
-    let bucket = cwtext::pipeline::hash::bucket(
-        cwtext::pipeline::hash::token_hash(cwtext::pipeline::hash::NS_BODY, "click"),
+    let bucket = cwtext::text::pipeline::hash::bucket(
+        cwtext::text::pipeline::hash::token_hash(cwtext::text::pipeline::hash::NS_BODY, "click"),
         16,
     );
     assert_eq!(vocabulary.get(bucket).unwrap().texts, ["click"]);

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 
 use cwtext::experiment::{epochs, shards, synthetic, Split};
-use cwtext::train::{shard_of, TrainSettings};
+use cwtext::jobs::train::{shard_of, TrainSettings};
 use indicatif::ProgressBar;
 
 /// A corpus under $CWTEXT_CORPORA or ~/.cache/cwtext-corpora; a missing one fails the test with
@@ -71,7 +71,7 @@ fn reproduce_nips2008_synthetic() {
             .unwrap()
             .mistakes_mean
     };
-    use cwtext::learner::{ProjectionKind::Kl, RuleKind::Stdev, RuleKind::Var};
+    use cwtext::learn::learner::{ProjectionKind::Kl, RuleKind::Stdev, RuleKind::Var};
     use synthetic::Algorithm::{Diagonal, Full, Pa, Perceptron};
     for a in [
         Diagonal(Var, Kl),
@@ -145,7 +145,7 @@ fn reproduce_emnlp2009_epochs() {
 fn reproduce_jmlr2012_fig6_shards() {
     let base = TrainSettings::new(5, 1);
     let split = newsgroups(&base);
-    let shard = |e: &cwtext::train::Example| {
+    let shard = |e: &cwtext::jobs::train::Example| {
         shard_of(&split.corpus.root, &split.corpus.files[e.file].0, 10)
     };
     let lines = shards::run(&base, &split.labels, &split.train, &split.test, 10, &shard).unwrap();

@@ -2,9 +2,9 @@
 //! deciding words are stop words it must drop the list, on one where they are noise it must keep
 //! the base settings unless another is clearly better.
 
-use cwtext::corpus::{scan_labelled, FileFilter};
-use cwtext::pipeline::PipelineConfig;
-use cwtext::train::{train_corpus, Choose, TrainSettings};
+use cwtext::jobs::corpus::{scan_labelled, FileFilter};
+use cwtext::jobs::train::{train_corpus, Choose, TrainSettings};
+use cwtext::text::pipeline::PipelineConfig;
 use indicatif::ProgressBar;
 
 /// Questions that differ only in their question word (who / where / when / how many): the
@@ -101,7 +101,10 @@ fn question_words_make_train_drop_the_stop_word_list() {
         .pipeline
         .filters
         .iter()
-        .any(|f| matches!(f, cwtext::pipeline::filter::FilterConfig::StopWords { .. })));
+        .any(|f| matches!(
+            f,
+            cwtext::text::pipeline::filter::FilterConfig::StopWords { .. }
+        )));
     assert!(trained.fit.is_some());
     assert_eq!(trained.model.header.selection.as_ref(), Some(&selection));
 }
@@ -127,7 +130,7 @@ fn nothing_free_means_nothing_chosen_and_the_same_bytes_each_time() {
 
 #[test]
 fn a_small_gain_within_the_noise_keeps_the_base_settings() {
-    use cwtext::train::clearly_better;
+    use cwtext::jobs::train::clearly_better;
     // 100 documents; the candidate gets 6 right that the base misses and 2 the other way: a
     // gain of 4 against √8 ≈ 2.8, clearly better.
     let base: Vec<bool> = (0..100).map(|i| !(6..12).contains(&i)).collect();

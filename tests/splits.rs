@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use cwtext::train::{held_out, shard_of};
+use cwtext::jobs::train::{held_out, shard_of};
 
 /// FxHash64 of a sequence of writes, each taken in words as the crate does.
 fn fx64(writes: &[&[u8]]) -> u64 {

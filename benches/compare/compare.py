@@ -102,13 +102,13 @@ def fxhash64(data: bytes) -> int:
 
 
 def cwtext_held_out(rel: str) -> bool:
-    """cwtext's validation fifth (`held_out` in src/train.rs, used by `tune` and by `train`'s
+    """cwtext's validation fifth (`held_out` in src/jobs/train.rs, used by `tune` and by `train`'s
     calibration): the top 32 bits of the FxHash64 of the path relative to the corpus root,
     mod 5 == 0. The tuned peers validate on exactly these files."""
     return (fxhash64(rel.encode("utf-8")) >> 32) % 5 == 0
 
 
-# (relative path, fxhash64, held out) printed by cwtext's own `cwtext::train::held_out` and
+# (relative path, fxhash64, held out) printed by cwtext's own `cwtext::jobs::train::held_out` and
 # FxHasher64 (a throw-away crate depending on this one, see the README); checked on every run.
 HELD_OUT_GOLDEN = [
     ("pos/00001.txt", 0xaafdb329d885b7b2, False),

@@ -5,16 +5,16 @@
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use cwtext::input::parse_bytes;
+use cwtext::text::input::parse_bytes;
 use cwtext::model::Model;
-use cwtext::pipeline::{Pipeline, PipelineConfig};
-use cwtext::probability::Method;
+use cwtext::text::pipeline::{Pipeline, PipelineConfig};
+use cwtext::learn::probability::Method;
 use libfuzzer_sys::fuzz_target;
 
 fn model() -> &'static Model {
     static MODEL: OnceLock<Model> = OnceLock::new();
     MODEL.get_or_init(|| {
-        Model::from_bytes(cwtext::cli::DEFAULT_MODEL, std::path::Path::new("default"))
+        Model::from_bytes(cwtext::integrations::shelf::DEFAULT_MODEL, std::path::Path::new("default"))
             .expect("the embedded model loads")
     })
 }
@@ -27,8 +27,8 @@ thread_local! {
             max_ngram: 3,
             ..PipelineConfig::default()
         };
-        config.filters.push(cwtext::pipeline::filter::FilterConfig::Stem {
-            language: cwtext::pipeline::stem::StemLanguage::English,
+        config.filters.push(cwtext::text::pipeline::filter::FilterConfig::Stem {
+            language: cwtext::text::pipeline::stem::StemLanguage::English,
         });
         (
             Pipeline::new(&config).expect("valid"),
@@ -38,7 +38,7 @@ thread_local! {
 }
 
 fuzz_target!(|bytes: &[u8]| {
-    let Ok(doc) = parse_bytes(bytes, cwtext::pipeline::DEFAULT_MAX_MIME_DEPTH) else { return };
+    let Ok(doc) = parse_bytes(bytes, cwtext::text::pipeline::DEFAULT_MAX_MIME_DEPTH) else { return };
     PIPELINES.with(|p| {
         let (every_stage, default) = &mut *p.borrow_mut();
         let _ = every_stage.features(&doc);

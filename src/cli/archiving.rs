@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use super::common::ModelArg;
-use crate::batch::DocumentText;
-use crate::model::{Model, Prediction};
+use cwtext::jobs::batch::DocumentText;
+use cwtext::model::{Model, Prediction};
 
 #[cfg(feature = "archive")]
 pub use with_tantivy::Archiving;
@@ -17,7 +17,7 @@ mod with_tantivy {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::archive::{Archive, ArchiveWriter, ArchivedDocument};
+    use cwtext::integrations::archive::{Archive, ArchiveWriter, ArchivedDocument};
 
     /// The index being written.
     pub struct Archiving {
@@ -83,7 +83,11 @@ mod with_tantivy {
     /// built-in model's name, and the checksum that tells versions of one file apart).
     fn model_identity(model: &Model, arg: &ModelArg) -> String {
         let name = arg.model.as_ref().map_or_else(
-            || crate::shelf::default_model().name.to_string(),
+            || {
+                cwtext::integrations::shelf::default_model()
+                    .name
+                    .to_string()
+            },
             |p| p.display().to_string(),
         );
         match model.fingerprint() {

@@ -8,9 +8,9 @@ use serde_json::json;
 
 use super::common::{ModelArg, SamplingArgs, Ui};
 use super::Outcome;
-use crate::error::Error;
-use crate::model::{Model, Prediction};
-use crate::pipeline::Pipeline;
+use cwtext::error::Error;
+use cwtext::model::{Model, Prediction};
+use cwtext::text::pipeline::Pipeline;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -99,8 +99,9 @@ fn predict_bytes(
     path: &Path,
     args: &ClassifyArgs,
 ) -> Result<Prediction, Error> {
-    let doc = crate::input::document_from_bytes(bytes, path, pipeline.config().input_limits())?;
-    let x = crate::train::featurize_document(pipeline, &doc, path)?;
+    let doc =
+        cwtext::text::input::document_from_bytes(bytes, path, pipeline.config().input_limits())?;
+    let x = cwtext::jobs::train::featurize_document(pipeline, &doc, path)?;
     Ok(model.predict(&x, args.sampling.method()))
 }
 

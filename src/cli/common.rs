@@ -7,13 +7,9 @@ use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::corpus::FileFilter;
-use crate::model::{Checksum, Model};
-use crate::shelf;
-
-/// The default model's bytes (the `topics` shelf model, trained on 20 Newsgroups; see
-/// `models/README.md`).
-pub static DEFAULT_MODEL: &[u8] = crate::shelf::SHELF[0].bytes;
+use cwtext::integrations::shelf;
+use cwtext::jobs::corpus::FileFilter;
+use cwtext::model::{Checksum, Model};
 
 /// Where messages for people go.
 pub struct Ui {
@@ -155,7 +151,7 @@ pub fn load_model(spec: Option<&Path>, verify: bool, ui: &Ui) -> anyhow::Result<
         Checksum::IfSmall
     };
     let model = Model::open(path, checksum).map_err(|e| {
-        let missing = matches!(&e, crate::error::Error::Io { error, .. }
+        let missing = matches!(&e, cwtext::error::Error::Io { error, .. }
             if error.kind() == std::io::ErrorKind::NotFound);
         let e = anyhow::Error::from(e);
         if missing {
@@ -175,7 +171,7 @@ pub fn load_model(spec: Option<&Path>, verify: bool, ui: &Ui) -> anyhow::Result<
 pub fn vocabulary_of(
     model: &Model,
     name: &str,
-) -> anyhow::Result<Option<std::sync::Arc<crate::vocabulary::Vocabulary>>> {
+) -> anyhow::Result<Option<std::sync::Arc<cwtext::text::vocabulary::Vocabulary>>> {
     model
         .vocabulary()
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))
@@ -202,7 +198,7 @@ impl FilterArgs {
 #[derive(Debug, Args)]
 pub struct SamplingArgs {
     /// Gibbs samples per document for the label probabilities.
-    #[arg(long, value_name = "N", default_value_t = crate::probability::DEFAULT_SAMPLES as u64,
+    #[arg(long, value_name = "N", default_value_t = cwtext::learn::probability::DEFAULT_SAMPLES as u64,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub samples: u64,
     /// Seed of the sampler (the same input and seed always give the same probabilities).
@@ -222,19 +218,19 @@ pub enum ProbabilityMethod {
 }
 
 impl SamplingArgs {
-    pub fn method(&self) -> crate::probability::Method {
+    pub fn method(&self) -> cwtext::learn::probability::Method {
         match self.probabilities {
-            ProbabilityMethod::Gibbs => crate::probability::Method::Gibbs {
+            ProbabilityMethod::Gibbs => cwtext::learn::probability::Method::Gibbs {
                 samples: self.samples as usize,
                 seed: self.seed,
             },
-            ProbabilityMethod::Exact => crate::probability::Method::Exact,
+            ProbabilityMethod::Exact => cwtext::learn::probability::Method::Exact,
         }
     }
 }
 
 /// Prints skipped-file warnings and returns the outcome they imply.
-pub fn report_skipped(ui: &Ui, skipped: &[crate::Error]) -> super::Outcome {
+pub fn report_skipped(ui: &Ui, skipped: &[cwtext::Error]) -> super::Outcome {
     for e in skipped {
         ui.warn(format!("skipped {e}"));
     }

@@ -8,9 +8,9 @@ use clap::Args;
 
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, TextOrJson, Ui};
 use super::Outcome;
-use crate::batch::classify_files;
-use crate::corpus::scan_labelled;
-use crate::metrics::{Evaluation, Evaluator};
+use cwtext::jobs::batch::classify_files;
+use cwtext::jobs::corpus::scan_labelled;
+use cwtext::jobs::metrics::{Evaluation, Evaluator};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -67,13 +67,13 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     let report = evaluator.finish();
     if let Some(dir) = &args.plot {
-        std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
-        crate::plot::reliability_diagram(
+        std::fs::create_dir_all(dir).map_err(|e| cwtext::Error::io(dir, e))?;
+        cwtext::integrations::plot::reliability_diagram(
             &report.calibration,
             report.ece,
             &dir.join("reliability.svg"),
         )?;
-        crate::plot::learning_curve(
+        cwtext::integrations::plot::learning_curve(
             &model.header.training.epoch_accuracy,
             "online training accuracy",
             &dir.join("learning-curve.svg"),
@@ -98,7 +98,7 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 #[serde(flatten)]
                 report: &'a Evaluation,
                 probability_scale: f64,
-                scale_fitted: &'a Option<crate::model::CalibrationInfo>,
+                scale_fitted: &'a Option<cwtext::model::CalibrationInfo>,
             }
             let json = WithScale {
                 report: &report,

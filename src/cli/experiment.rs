@@ -9,9 +9,9 @@ use clap::{Args, Subcommand};
 
 use super::common::Ui;
 use super::Outcome;
-use crate::corpus::{scan_labelled, FileFilter};
-use crate::experiment::{corrections, epochs, synthetic};
-use crate::train::{check_epochs, featurize_corpus, Example, TrainSettings};
+use cwtext::experiment::{corrections, epochs, synthetic};
+use cwtext::jobs::corpus::{scan_labelled, FileFilter};
+use cwtext::jobs::train::{check_epochs, featurize_corpus, Example, TrainSettings};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -90,7 +90,7 @@ pub struct CorrectionsArgs {
     #[arg(long, default_value_t = 5)]
     pub epochs: usize,
     /// Documents kept per label for rehearsal (0: none).
-    #[arg(long, default_value_t = crate::rehearsal::DEFAULT_CAPACITY)]
+    #[arg(long, default_value_t = cwtext::learn::rehearsal::DEFAULT_CAPACITY)]
     pub rehearsal: usize,
     /// Confidence η of corrections.
     #[arg(long)]
@@ -131,8 +131,8 @@ pub struct CorrectionsArgs {
     )]
     pub scenarios: Vec<String>,
     /// Where a new label starts (to compare with `learn`'s default, `labels`).
-    #[arg(long, value_enum, default_value_t = crate::learner::LabelStart::Labels)]
-    pub new_label_start: crate::learner::LabelStart,
+    #[arg(long, value_enum, default_value_t = cwtext::learn::learner::LabelStart::Labels)]
+    pub new_label_start: cwtext::learn::learner::LabelStart,
 }
 
 #[derive(Debug, Args)]
@@ -143,7 +143,7 @@ pub struct CalibrationArgs {
     #[arg(long, default_value_t = 5)]
     pub epochs: usize,
     /// Confidence η of the learner.
-    #[arg(long, default_value_t = crate::learner::CwConfig::default().eta)]
+    #[arg(long, default_value_t = cwtext::learn::learner::CwConfig::default().eta)]
     pub eta: f64,
     /// Keep the English stop-word list (default: none).
     #[arg(long)]
@@ -273,11 +273,11 @@ fn write(output: &Option<PathBuf>, table: &str) -> anyhow::Result<()> {
 impl SplitArgs {
     fn read(
         &self,
-        pipeline: &crate::pipeline::PipelineConfig,
+        pipeline: &cwtext::text::pipeline::PipelineConfig,
         ui: &Ui,
-    ) -> anyhow::Result<crate::experiment::Split> {
+    ) -> anyhow::Result<cwtext::experiment::Split> {
         let progress = ui.progress(0);
-        let split = crate::experiment::Split::read(
+        let split = cwtext::experiment::Split::read(
             &self.dir,
             &self.train_include,
             &self.test_include,
@@ -314,9 +314,9 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
         split.test.len()
     ));
     let shard = |e: &Example| {
-        crate::train::shard_of(&split.corpus.root, &split.corpus.files[e.file].0, a.shards)
+        cwtext::jobs::train::shard_of(&split.corpus.root, &split.corpus.files[e.file].0, a.shards)
     };
-    let lines = crate::experiment::shards::run(
+    let lines = cwtext::experiment::shards::run(
         &base,
         &split.labels,
         &split.train,
@@ -335,7 +335,7 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
         a.split.train_include,
         a.split.test_include
     );
-    Ok(crate::experiment::shards::markdown(&lines, &header))
+    Ok(cwtext::experiment::shards::markdown(&lines, &header))
 }
 
 fn run_epochs(a: &EpochsArgs, ui: &Ui) -> anyhow::Result<String> {
@@ -392,14 +392,18 @@ fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
     base.learner.eta = a.eta;
     base.pipeline.symbols = true;
     if !a.stopwords {
-        base.pipeline
-            .filters
-            .retain(|f| !matches!(f, crate::pipeline::filter::FilterConfig::StopWords { .. }));
+        base.pipeline.filters.retain(|f| {
+            !matches!(
+                f,
+                cwtext::text::pipeline::filter::FilterConfig::StopWords { .. }
+            )
+        });
     }
     let split = a.split.read(&base.pipeline, ui)?;
-    let held =
-        |e: &Example| crate::train::held_out(&split.corpus.root, &split.corpus.files[e.file].0);
-    let rows = crate::experiment::calibration::run(
+    let held = |e: &Example| {
+        cwtext::jobs::train::held_out(&split.corpus.root, &split.corpus.files[e.file].0)
+    };
+    let rows = cwtext::experiment::calibration::run(
         &base,
         &split.labels,
         &split.train,
@@ -417,7 +421,7 @@ fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
         if a.stopwords { "english" } else { "none" },
         a.split.seed
     );
-    Ok(crate::experiment::calibration::markdown(&rows, &header))
+    Ok(cwtext::experiment::calibration::markdown(&rows, &header))
 }
 
 /// The half of a label's training files that the corrections scenarios keep back as the pool
@@ -434,10 +438,10 @@ fn in_pool(root: &std::path::Path, path: &std::path::Path) -> bool {
 
 /// The part of `corpus` whose labels pass `keep_label` and whose files pass `keep_file`.
 fn sub_corpus(
-    corpus: &crate::corpus::LabelledCorpus,
+    corpus: &cwtext::jobs::corpus::LabelledCorpus,
     keep_label: impl Fn(&str) -> bool,
     keep_file: impl Fn(&std::path::Path) -> bool,
-) -> crate::corpus::LabelledCorpus {
+) -> cwtext::jobs::corpus::LabelledCorpus {
     let mut labels = Vec::new();
     let mut map = vec![None; corpus.labels.len()];
     for (i, l) in corpus.labels.iter().enumerate() {
@@ -452,7 +456,7 @@ fn sub_corpus(
         .filter(|(p, _)| keep_file(p))
         .filter_map(|(p, l)| map[*l].map(|l| (p.clone(), l)))
         .collect();
-    crate::corpus::LabelledCorpus {
+    cwtext::jobs::corpus::LabelledCorpus {
         root: corpus.root.clone(),
         labels,
         files,
@@ -462,8 +466,8 @@ fn sub_corpus(
 
 /// Featurises a corpus into documents named by label, in the corpus's order.
 fn docs_of(
-    corpus: &crate::corpus::LabelledCorpus,
-    pipeline: &crate::pipeline::PipelineConfig,
+    corpus: &cwtext::jobs::corpus::LabelledCorpus,
+    pipeline: &cwtext::text::pipeline::PipelineConfig,
     ui: &Ui,
 ) -> anyhow::Result<Vec<(std::path::PathBuf, corrections::Doc)>> {
     let progress = ui.progress(corpus.files.len() as u64);
@@ -486,22 +490,22 @@ fn docs_of(
 
 /// Trains a model as `cwtext train` does (calibrated).
 fn train_model(
-    corpus: &crate::corpus::LabelledCorpus,
+    corpus: &cwtext::jobs::corpus::LabelledCorpus,
     settings: &TrainSettings,
     rehearsal: usize,
     ui: &Ui,
-) -> anyhow::Result<crate::model::Model> {
+) -> anyhow::Result<cwtext::model::Model> {
     let progress = ui.progress(0);
-    let trained = crate::train::train_corpus(corpus, settings, None, &progress)?;
+    let trained = cwtext::jobs::train::train_corpus(corpus, settings, None, &progress)?;
     progress.finish_and_clear();
     let mut model = trained.model;
-    if rehearsal != crate::rehearsal::DEFAULT_CAPACITY {
+    if rehearsal != cwtext::learn::rehearsal::DEFAULT_CAPACITY {
         let docs = docs_of(corpus, model.pipeline(), ui)?;
         let labels = model.labels().to_vec();
-        let examples: Vec<crate::train::Example> = docs
+        let examples: Vec<cwtext::jobs::train::Example> = docs
             .into_iter()
             .enumerate()
-            .map(|(file, (_, d))| crate::train::Example {
+            .map(|(file, (_, d))| cwtext::jobs::train::Example {
                 file,
                 label: labels
                     .iter()
@@ -510,13 +514,17 @@ fn train_model(
                 x: d.x,
             })
             .collect();
-        crate::rehearsal::fill(&mut model, &examples, rehearsal);
+        cwtext::learn::rehearsal::fill(&mut model, &examples, rehearsal);
     }
     Ok(model)
 }
 
 /// `n` labels of `corpus` by file count (the fewest when `fewest`), ties by name.
-fn labels_by_size(corpus: &crate::corpus::LabelledCorpus, n: usize, fewest: bool) -> Vec<String> {
+fn labels_by_size(
+    corpus: &cwtext::jobs::corpus::LabelledCorpus,
+    n: usize,
+    fewest: bool,
+) -> Vec<String> {
     let mut counts = vec![0usize; corpus.labels.len()];
     corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
     let mut order: Vec<usize> = (0..counts.len()).collect();
@@ -543,11 +551,11 @@ fn run_corrections(a: &CorrectionsArgs, ui: &Ui) -> anyhow::Result<String> {
         calibrate: true,
         ..TrainSettings::new(a.epochs, seed)
     };
-    let method = crate::probability::Method::Gibbs {
-        samples: crate::probability::DEFAULT_SAMPLES,
+    let method = cwtext::learn::probability::Method::Gibbs {
+        samples: cwtext::learn::probability::DEFAULT_SAMPLES,
         seed: 0,
     };
-    let options = crate::online::LearnOptions {
+    let options = cwtext::jobs::online::LearnOptions {
         new_label: a.new_label_start,
         eta: a.correction_eta,
         calibrated: a.calibrated,
@@ -558,10 +566,10 @@ fn run_corrections(a: &CorrectionsArgs, ui: &Ui) -> anyhow::Result<String> {
         slack: a.slack,
         budget: a.budget,
         own: a.own,
-        ..crate::online::LearnOptions::default()
+        ..cwtext::jobs::online::LearnOptions::default()
     };
     let dir = &a.split.dir;
-    let scan = |glob: &str| -> anyhow::Result<crate::corpus::LabelledCorpus> {
+    let scan = |glob: &str| -> anyhow::Result<cwtext::jobs::corpus::LabelledCorpus> {
         let corpus = scan_labelled(dir, &FileFilter::new(&[glob.to_string()], &[])?)?;
         corpus.warnings.iter().for_each(|w| ui.warn(w));
         Ok(corpus)

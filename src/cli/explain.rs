@@ -9,9 +9,9 @@ use serde_json::json;
 
 use super::common::{read_stdin, vocabulary_of, ModelArg, SamplingArgs, TextOrJson, Ui};
 use super::Outcome;
-use crate::explain::{explain, Contribution, Explanation};
-use crate::model::Model;
-use crate::pipeline::Pipeline;
+use cwtext::jobs::explain::{explain, Contribution, Explanation};
+use cwtext::model::Model;
+use cwtext::text::pipeline::Pipeline;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -49,13 +49,14 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let (bytes, path) = match &args.file {
         Some(path) => (
-            std::fs::read(path).map_err(|e| crate::error::Error::io(path, e))?,
+            std::fs::read(path).map_err(|e| cwtext::error::Error::io(path, e))?,
             path.clone(),
         ),
         None => (read_stdin(ui)?, PathBuf::from("<stdin>")),
     };
-    let doc = crate::input::document_from_bytes(&bytes, &path, pipeline.config().input_limits())?;
-    let x = crate::train::featurize_document(&mut pipeline, &doc, &path)?;
+    let doc =
+        cwtext::text::input::document_from_bytes(&bytes, &path, pipeline.config().input_limits())?;
+    let x = cwtext::jobs::train::featurize_document(&mut pipeline, &doc, &path)?;
     let why = explain(&model, vocabulary.as_deref(), &mut pipeline, &doc, &x)?;
     let probabilities = model
         .predict(&x, args.sampling.method())

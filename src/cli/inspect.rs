@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 
 use super::common::{load_model, vocabulary_of, TextOrJson, Ui};
 use super::Outcome;
-use crate::explain::{strongest_features, LabelFeature};
-use crate::model::{LearnerConfig, Model};
-use crate::vocabulary::Vocabulary;
+use cwtext::jobs::explain::{strongest_features, LabelFeature};
+use cwtext::model::{LearnerConfig, Model};
+use cwtext::text::vocabulary::Vocabulary;
 
 const EXAMPLES: &str = "\
 Examples:

@@ -13,10 +13,10 @@ use serde_json::json;
 use super::archiving::Archiving;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
-use crate::batch::{classify_files, classify_files_keeping_text, DocumentText};
-use crate::corpus::walk_files;
-use crate::model::{Model, Prediction};
-use crate::route::{route_file, RouteMode, UNSURE};
+use cwtext::jobs::batch::{classify_files, classify_files_keeping_text, DocumentText};
+use cwtext::jobs::corpus::walk_files;
+use cwtext::jobs::route::{route_file, RouteMode, UNSURE};
+use cwtext::model::{Model, Prediction};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -85,7 +85,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let filter = args.filter.build()?;
     // The walk itself runs beside the labelling (below); a missing DIR fails here, before the
     // output is created.
-    std::fs::metadata(&args.dir).map_err(|e| crate::error::Error::io(&args.dir, e))?;
+    std::fs::metadata(&args.dir).map_err(|e| cwtext::error::Error::io(&args.dir, e))?;
     // Opened before any work, so that a bad index path fails fast.
     let mut archive = match &args.index {
         Some(path) => Some(Archiving::open(path, &model, &args.model)?),
@@ -217,7 +217,7 @@ fn classify_chunk(
     args: &LabelArgs,
     keep_text: bool,
     progress: &indicatif::ProgressBar,
-) -> anyhow::Result<Vec<crate::Result<Labelled>>> {
+) -> anyhow::Result<Vec<cwtext::Result<Labelled>>> {
     let method = args.sampling.method();
     Ok(if keep_text {
         classify_files_keeping_text(model, chunk, method, progress)?

@@ -9,12 +9,12 @@ use clap::Args;
 
 use super::common::{report_skipped, FilterArgs, Ui};
 use super::Outcome;
-use crate::corpus::{list_files, scan_labelled};
-use crate::error::Error;
-use crate::lock::ModelLock;
-use crate::model::Model;
-use crate::pipeline::Pipeline;
-use crate::train::featurize_file;
+use cwtext::error::Error;
+use cwtext::integrations::lock::ModelLock;
+use cwtext::jobs::corpus::{list_files, scan_labelled};
+use cwtext::jobs::train::featurize_file;
+use cwtext::model::Model;
+use cwtext::text::pipeline::Pipeline;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -98,7 +98,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             None => Err(anyhow::anyhow!("nothing to learn: no documents")),
         };
     }
-    let report = crate::online::learn(&mut model, &documents)?;
+    let report = cwtext::jobs::online::learn(&mut model, &documents)?;
     model.save(&args.model)?;
     drop(lock);
     ui.info(format!(
@@ -127,7 +127,7 @@ enum Source {
 }
 
 impl Source {
-    fn features(&self, pipeline: &mut Pipeline) -> Result<crate::features::FeatureVector, Error> {
+    fn features(&self, pipeline: &mut Pipeline) -> Result<cwtext::features::FeatureVector, Error> {
         match self {
             Source::File(path) => featurize_file(pipeline, path),
             Source::Stdin => {
@@ -136,12 +136,12 @@ impl Source {
                 std::io::stdin()
                     .read_to_end(&mut bytes)
                     .map_err(|e| Error::io(&path, e))?;
-                let doc = crate::input::document_from_bytes(
+                let doc = cwtext::text::input::document_from_bytes(
                     &bytes,
                     &path,
                     pipeline.config().input_limits(),
                 )?;
-                crate::train::featurize_document(pipeline, &doc, &path)
+                cwtext::jobs::train::featurize_document(pipeline, &doc, &path)
             }
         }
     }

@@ -1,5 +1,5 @@
 //! `cwtext merge A B … -o OUT [--method kl|average]`: one model from models trained on different
-//! data (JMLR 2012 §7.10; the mathematics is in `crate::merge`).
+//! data (JMLR 2012 §7.10; the mathematics is in `cwtext::model::merge`).
 
 use std::path::PathBuf;
 
@@ -7,9 +7,9 @@ use clap::Args;
 
 use super::common::Ui;
 use super::Outcome;
-use crate::lock::ModelLock;
-use crate::merge::{merge, MergeMethod};
-use crate::model::Model;
+use cwtext::integrations::lock::ModelLock;
+use cwtext::model::merge::{merge, MergeMethod};
+use cwtext::model::Model;
 
 const EXAMPLES: &str = "\
 Examples:

@@ -20,8 +20,6 @@ mod tune;
 
 use clap::{Parser, Subcommand};
 
-pub use common::DEFAULT_MODEL;
-
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::Outcome;
-use crate::shelf::SHELF;
+use cwtext::integrations::shelf::SHELF;
 
 pub fn run() -> anyhow::Result<Outcome> {
     let mut out = std::io::stdout().lock();

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::common::{TextOrJson, Ui};
 use super::Outcome;
-use crate::archive::{Archive, SearchRequest, SearchResults};
+use cwtext::integrations::archive::{Archive, SearchRequest, SearchResults};
 
 const EXAMPLES: &str = "\
 Examples:

@@ -7,16 +7,18 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use crate::corpus::{scan_labelled, LabelledCorpus};
-use crate::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
-use crate::model::WeightEncoding;
-use crate::pipeline::filter::FilterConfig;
-use crate::pipeline::stem::StemLanguage;
-use crate::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
-use crate::pipeline::weighting::{ValueConfig, ValueKind};
-use crate::pipeline::{stopwords, PipelineConfig};
-use crate::train::{train_corpus, TrainSettings};
-use crate::vocabulary::Vocabulary;
+use cwtext::jobs::corpus::{scan_labelled, LabelledCorpus};
+use cwtext::jobs::train::{train_corpus, TrainSettings};
+use cwtext::learn::learner::{
+    Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind,
+};
+use cwtext::model::WeightEncoding;
+use cwtext::text::pipeline::filter::FilterConfig;
+use cwtext::text::pipeline::stem::StemLanguage;
+use cwtext::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
+use cwtext::text::pipeline::weighting::{ValueConfig, ValueKind};
+use cwtext::text::pipeline::{stopwords, PipelineConfig};
+use cwtext::text::vocabulary::Vocabulary;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -154,14 +156,14 @@ pub struct TrainArgs {
     #[arg(long)]
     pub no_symbols: bool,
     /// Read at most this many bytes of a document (the rest is cut off with a warning).
-    #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
+    #[arg(long, default_value_t = cwtext::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
     pub max_document_bytes: usize,
     /// Use at most this many tokens of a document (the rest are dropped with a warning).
-    #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_TOKENS, value_name = "N")]
+    #[arg(long, default_value_t = cwtext::text::pipeline::DEFAULT_MAX_TOKENS, value_name = "N")]
     pub max_tokens: usize,
     /// Read mail text parts at most this many multipart levels deep (deeper ones are skipped
     /// with a warning).
-    #[arg(long, default_value_t = crate::pipeline::DEFAULT_MAX_MIME_DEPTH, value_name = "LEVELS")]
+    #[arg(long, default_value_t = cwtext::text::pipeline::DEFAULT_MAX_MIME_DEPTH, value_name = "LEVELS")]
     pub max_mime_depth: usize,
     /// Drop tokens longer than this many characters.
     #[arg(long, default_value_t = 40, value_name = "CHARS")]
@@ -240,7 +242,7 @@ fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow
         "invalid setting: --cluster with {} processes needs --hostfile (one host:port line per process)",
         args.processes
     );
-    settings.sharding = crate::train::Sharding {
+    settings.sharding = cwtext::jobs::train::Sharding {
         shards: args.processes,
         mix: true,
     };
@@ -251,12 +253,12 @@ fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow
         let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
         train_vocabulary(&spec, &corpus, &mut settings, ui)?;
     }
-    let cluster = crate::cluster::ClusterConfig {
+    let cluster = cwtext::jobs::cluster::ClusterConfig {
         processes: args.processes,
         process: args.process,
         hostfile: args.hostfile.clone(),
     };
-    let outcome = crate::cluster::train(
+    let outcome = cwtext::jobs::cluster::train(
         &cluster,
         &args.dir,
         &args.filter.build()?,
@@ -403,7 +405,7 @@ impl TrainArgs {
             seed: self.seed,
             encoding: self.encoding,
             calibrate: !self.no_calibrate,
-            sharding: crate::train::Sharding {
+            sharding: cwtext::jobs::train::Sharding {
                 shards: self.shards,
                 mix: self.mix,
             },
@@ -413,9 +415,9 @@ impl TrainArgs {
 
     /// What `train` chooses itself: the stop words and CW's η, unless given (or fixed by a
     /// continued model, a cluster run or subword pieces, which take no stop words).
-    fn choose(&self) -> crate::train::Choose {
+    fn choose(&self) -> cwtext::jobs::train::Choose {
         let fixed = self.resume.is_some() || self.cluster;
-        crate::train::Choose {
+        cwtext::jobs::train::Choose {
             stopwords: !fixed && self.stopwords.is_none() && self.tokenizer == TokenizerArg::Words,
             eta: !fixed && self.eta.is_none() && self.algo == Algorithm::Cw,
         }
@@ -436,7 +438,8 @@ fn train_vocabulary(
         spec.vocab_size(),
         corpus.files.len()
     ));
-    let trained = crate::train::train_vocabulary(corpus, spec, settings.pipeline.input_limits())?;
+    let trained =
+        cwtext::jobs::train::train_vocabulary(corpus, spec, settings.pipeline.input_limits())?;
     ui.info(format!(
         "trained a {} vocabulary of {} pieces on {} documents in {:.1}s",
         spec.kind().display_name(),
@@ -461,7 +464,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     let start_model = match &args.resume {
         Some(path) => {
-            let model = crate::model::Model::load(path)?;
+            let model = cwtext::model::Model::load(path)?;
             ui.info(format!(
                 "continuing {} ({} documents, {} labels) with its own pipeline and learner settings",
                 path.display(),
@@ -469,7 +472,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 model.labels().len()
             ));
             settings.pipeline = model.header.pipeline.clone();
-            let crate::model::LearnerConfig::Cw(config) = &model.header.learner;
+            let cwtext::model::LearnerConfig::Cw(config) = &model.header.learner;
             settings.learner = config.clone();
             settings.encoding = model.header.encoding;
             Some(model)
@@ -492,7 +495,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         train_vocabulary(spec, &corpus, &mut settings, ui)?;
     }
     let progress = ui.progress(corpus.files.len() as u64);
-    let crate::train::Trained {
+    let cwtext::jobs::train::Trained {
         mut model,
         fit,
         selection,
@@ -511,7 +514,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         let started = Instant::now();
         let per_bucket = args.keep_vocabulary.unwrap_or_else(|| {
             kept.as_ref()
-                .map_or(crate::vocabulary::DEFAULT_TEXTS_PER_BUCKET, |v| {
+                .map_or(cwtext::text::vocabulary::DEFAULT_TEXTS_PER_BUCKET, |v| {
                     v.texts_per_bucket()
                 })
         });
@@ -535,7 +538,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     progress.finish_and_clear();
     let outcome = super::common::report_skipped(ui, &skipped);
-    let lock = crate::lock::ModelLock::acquire(&args.output)?;
+    let lock = cwtext::integrations::lock::ModelLock::acquire(&args.output)?;
     model.save(&args.output)?;
     drop(lock);
     let t = &model.header.training;
@@ -580,7 +583,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     if t.exact_cap_hits > 0 {
         ui.warn(format!(
             "exact k-best stopped at its cap of {} passes on {} example(s) before converging",
-            crate::learner::constraints::EXACT_MAX_PASSES,
+            cwtext::learn::learner::constraints::EXACT_MAX_PASSES,
             t.exact_cap_hits
         ));
     }
@@ -591,7 +594,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         )),
         None if settings.calibrate => ui.info(format!(
             "probabilities not calibrated: fewer than {} documents in the held-out fifth",
-            crate::train::MIN_CALIBRATION_DOCUMENTS
+            cwtext::jobs::train::MIN_CALIBRATION_DOCUMENTS
         )),
         None => {}
     }

@@ -10,11 +10,11 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use crate::corpus::scan_labelled;
-use crate::model::WeightEncoding;
-use crate::pipeline::PipelineConfig;
-use crate::train::{check_epochs, train_corpus, TrainSettings};
-use crate::tune::{search, winning_settings, PATIENCE};
+use cwtext::jobs::corpus::scan_labelled;
+use cwtext::jobs::train::{check_epochs, train_corpus, TrainSettings};
+use cwtext::jobs::tune::{search, winning_settings, PATIENCE};
+use cwtext::model::WeightEncoding;
+use cwtext::text::pipeline::PipelineConfig;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -90,7 +90,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = None;
-    let mut report = |t: &crate::tune::Trial| {
+    let mut report = |t: &cwtext::jobs::tune::Trial| {
         let line = format!(
             "trial {:>3}  validation {:.4} at epoch {:>2}  {:>6.1}s  {}",
             t.index + 1,
@@ -135,7 +135,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         )?;
     }
     let settings = winning_settings(&result, &base)?;
-    let crate::train::Trained {
+    let cwtext::jobs::train::Trained {
         model,
         fit,
         skipped,

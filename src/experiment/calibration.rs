@@ -6,10 +6,12 @@
 
 use indicatif::ProgressBar;
 
-use crate::calibration::{fit_scale, fit_scale_gibbs, probabilities_at, Calibration, Objective};
 use crate::error::Result;
-use crate::learner::{argmax, DiagonalLearner, Learner, ScoreGaussian};
-use crate::train::{train_examples, Example, TrainSettings};
+use crate::jobs::train::{train_examples, Example, TrainSettings};
+use crate::learn::calibration::{
+    fit_scale, fit_scale_gibbs, probabilities_at, Calibration, Objective,
+};
+use crate::learn::learner::{argmax, DiagonalLearner, Learner, ScoreGaussian};
 
 /// One way of choosing the scale, and what it gives on the test split.
 #[derive(Debug, Clone, PartialEq)]

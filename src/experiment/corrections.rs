@@ -1,6 +1,6 @@
 //! What corrections (`cwtext learn`) do to a trained router, measured on held-out test documents
 //! (issue 16): the scenarios a user meets after deployment, each a stream of corrections applied
-//! with [`crate::online::learn_with`], exactly what `learn` runs.
+//! with [`crate::jobs::online::learn_with`], exactly what `learn` runs.
 //!
 //! * **New folders**: a model trained without some labels, then refiles of those labels only;
 //!   accuracy on the old labels' documents must stay, and the new labels must be found.
@@ -21,11 +21,11 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::features::FeatureVector;
-use crate::learner::argmax;
-use crate::metrics::Evaluator;
+use crate::jobs::metrics::Evaluator;
+use crate::jobs::online::{learn_with, LearnOptions};
+use crate::learn::learner::argmax;
+use crate::learn::probability::Method;
 use crate::model::Model;
-use crate::online::{learn_with, LearnOptions};
-use crate::probability::Method;
 
 /// A featurised document and the name of its label.
 #[derive(Debug, Clone)]

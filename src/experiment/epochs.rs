@@ -11,8 +11,8 @@
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use crate::learner::{ConstraintKind, CwConfig, KBest, Learner, RuleKind};
-use crate::train::{Example, TrainSettings, Trainer};
+use crate::jobs::train::{Example, TrainSettings, Trainer};
+use crate::learn::learner::{ConstraintKind, CwConfig, KBest, Learner, RuleKind};
 
 /// One learner configuration of the experiment.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,7 +114,7 @@ pub struct Curve {
 pub fn accuracy(learner: &dyn Learner, test: &[Example]) -> f64 {
     let right = test
         .iter()
-        .filter(|e| crate::learner::argmax(&learner.scores(&e.x)) == e.label)
+        .filter(|e| crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
         .count();
     right as f64 / test.len().max(1) as f64
 }

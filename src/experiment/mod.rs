@@ -23,9 +23,9 @@ use std::path::Path;
 
 use indicatif::ProgressBar;
 
-use crate::corpus::{scan_labelled, FileFilter, LabelledCorpus};
-use crate::pipeline::PipelineConfig;
-use crate::train::{featurize_corpus, Example};
+use crate::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
+use crate::jobs::train::{featurize_corpus, Example};
+use crate::text::pipeline::PipelineConfig;
 use crate::{Error, Result};
 
 /// A labelled corpus split into training and test files by name.

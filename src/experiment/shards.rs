@@ -7,9 +7,9 @@ use indicatif::ProgressBar;
 
 use super::epochs::accuracy;
 use super::mean_sd;
-use crate::merge::{combine, MergeMethod};
+use crate::jobs::train::{train_examples, train_sharded, Example, Sharding, TrainSettings};
+use crate::model::merge::{combine, MergeMethod};
 use crate::model::Model;
-use crate::train::{train_examples, train_sharded, Example, Sharding, TrainSettings};
 
 /// One line of the table.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +20,7 @@ pub struct Line {
     pub sd: Option<f64>,
 }
 
-fn merged(shards: &[Model], method: MergeMethod) -> crate::learner::DiagonalLearner {
+fn merged(shards: &[Model], method: MergeMethod) -> crate::learn::learner::DiagonalLearner {
     let inputs: Vec<_> = shards
         .iter()
         .map(|m| {

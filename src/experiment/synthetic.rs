@@ -19,8 +19,8 @@ use statrs::distribution::Normal;
 
 use super::mean_sd;
 use crate::features::FeatureVector;
-use crate::learner::full::FullCw;
-use crate::learner::{
+use crate::learn::learner::full::FullCw;
+use crate::learn::learner::{
     ConstraintKind, CwConfig, DiagonalLearner, KBest, Learner, ProjectionKind, RuleKind,
 };
 
@@ -205,7 +205,7 @@ pub fn run(
             .iter()
             .zip(&test.y)
             .filter(|(p, &y)| {
-                crate::learner::argmax(&learner.scores(&sparse(p))) != usize::from(y > 0.0)
+                crate::learn::learner::argmax(&learner.scores(&sparse(p))) != usize::from(y > 0.0)
             })
             .count();
         wrong as f64 / test.x.len() as f64

@@ -26,7 +26,7 @@
 //! always keep the same sample, and no generator state needs storing.
 
 use crate::features::FeatureVector;
-use crate::learner::{DiagonalLearner, Learner};
+use crate::learn::learner::{DiagonalLearner, Learner};
 
 /// Score differences below this are rounding (the weights are f32), not a broken bound.
 const TOLERANCE: f64 = 1e-5;
@@ -37,7 +37,11 @@ pub const DEFAULT_CAPACITY: usize = 32;
 /// Gives a freshly trained `model` its rehearsal memory: up to `capacity` of each label's
 /// training `examples` (offered in the given order, which the corpus fixes), with the model's
 /// scores on them as references. `train` calls it on the final model.
-pub fn fill(model: &mut crate::model::Model, examples: &[crate::train::Example], capacity: usize) {
+pub fn fill(
+    model: &mut crate::model::Model,
+    examples: &[crate::jobs::train::Example],
+    capacity: usize,
+) {
     model.rehearsal = (capacity > 0).then(|| {
         Rehearsal::from_examples(
             capacity,
@@ -176,7 +180,7 @@ impl Rehearsal {
     /// Replays the kept documents of every label z but `corrected` with the constraint "z beats
     /// `corrected`"; returns how many were updated.
     pub fn replay_against(&self, learner: &mut DiagonalLearner, corrected: usize) -> usize {
-        use crate::learner::constraints::ConstraintModel;
+        use crate::learn::learner::constraints::ConstraintModel;
         let mut updates = 0;
         for (label, r) in self.labels.iter().enumerate() {
             if label == corrected || label >= learner.num_labels() {
@@ -202,7 +206,7 @@ impl Rehearsal {
         corrected: usize,
         budget: usize,
     ) -> usize {
-        use crate::learner::constraints::ConstraintModel;
+        use crate::learn::learner::constraints::ConstraintModel;
         if budget == 0 {
             return self.replay_against(learner, corrected);
         }
@@ -394,7 +398,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learner::CwConfig;
+    use crate::learn::learner::CwConfig;
 
     fn learner(labels: usize) -> DiagonalLearner {
         DiagonalLearner::new(CwConfig::default().validate().unwrap(), 8, labels)

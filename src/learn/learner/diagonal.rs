@@ -566,7 +566,7 @@ mod tests {
                         m - bound
                     })
                     .collect();
-                let tol = 10.0 * crate::learner::constraints::EXACT_TOLERANCE;
+                let tol = 10.0 * crate::learn::learner::constraints::EXACT_TOLERANCE;
                 assert!(
                     slack.iter().all(|&s| s >= -tol),
                     "{rule:?} doc {i}: {slack:?}"
@@ -638,7 +638,7 @@ mod tests {
         assert!((f64::from(row[1]) - 0.5).abs() < 1e-6);
         let g = cw.score_gaussians(&doc);
         assert_eq!(g[0], ScoreGaussian::default());
-        assert_eq!(crate::learner::argmax(&cw.scores(&doc)), 1);
+        assert_eq!(crate::learn::learner::argmax(&cw.scores(&doc)), 1);
         cw.learn(&x(2, &[(1, 1.0)]), 0);
         assert!(cw.weights().row(1)[0] < 0.0, "label 0 pushes w·x below 0");
     }

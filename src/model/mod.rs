@@ -1,4 +1,11 @@
-//! The model file: everything `classify` needs to run exactly what was trained.
+//! Layer 3, model: the [`Model`] (pipeline, labels, learner, calibration) and its versioned file.
+//!
+//! **May use:** the foundation, [`crate::text`] (the stored pipeline and vocabulary) and
+//! [`crate::learn`] (the learner, and the probabilities [`Model::predict`] computes with the
+//! calibrated scale). Not [`crate::integrations`], [`crate::jobs`] or [`crate::experiment`].
+//! [`merge`] combines models trained on different data into one.
+//!
+//! The model file holds everything `classify` needs to run exactly what was trained.
 //!
 //! Layout (all integers little-endian):
 //!
@@ -11,7 +18,7 @@
 //! | … | zero padding to a multiple of 64 bytes, so that the weights can be memory-mapped aligned |
 //! | … | weights, `[feature][label][μ, σ]`, f32 or f16 |
 //! | … | version 2 and later: the vocabulary, if kept (JSON, `vocabulary_bytes` long, see [`Vocabulary`]) |
-//! | … | version 3 only: the rehearsal documents (`rehearsal_bytes` long, see [`crate::rehearsal`]) |
+//! | … | version 3 only: the rehearsal documents (`rehearsal_bytes` long, see [`crate::learn::rehearsal`]) |
 //! | last 4 | CRC-32 of every byte before it |
 //!
 //! Version 2 added the optional vocabulary section (`train --keep-vocabulary`), version 3 the
@@ -22,6 +29,8 @@
 //! Files are written to a temporary file in the target's directory and renamed over it, so a
 //! reader or a crash never sees half a model.
 
+pub mod merge;
+
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -30,10 +39,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ModelError, Result};
 use crate::features::FeatureVector;
-use crate::learner::weights::{SharedBytes, WeightTable};
-use crate::learner::{CwConfig, DiagonalLearner, Learner, ScoreGaussian};
-use crate::pipeline::PipelineConfig;
-use crate::vocabulary::Vocabulary;
+use crate::learn::learner::weights::{SharedBytes, WeightTable};
+use crate::learn::learner::{CwConfig, DiagonalLearner, Learner, ScoreGaussian};
+use crate::text::pipeline::PipelineConfig;
+use crate::text::vocabulary::Vocabulary;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 /// The newest format this cwtext reads and writes.
@@ -131,7 +140,7 @@ pub struct ModelHeader {
     /// Rows of the weight table (the feature dimension, bias included).
     pub features: usize,
     /// Probabilities are computed from N(m_z, c·v_z) with this c, fitted on held-out documents
-    /// (`crate::calibration::fit_scale`); 1 when not calibrated.
+    /// (`crate::learn::calibration::fit_scale`); 1 when not calibrated.
     #[serde(default = "one")]
     pub probability_scale: f64,
     /// How the probability scale was fitted; absent in models written before it was recorded
@@ -162,7 +171,7 @@ pub struct CalibrationInfo {
     pub brier_before: f64,
     pub brier_after: f64,
     /// The fitted scale was divided by this ratio of the shipped model's score variances to
-    /// those of the model it was fitted with ([`crate::calibration::variance_shrinkage`]).
+    /// those of the model it was fitted with ([`crate::learn::calibration::variance_shrinkage`]).
     #[serde(default = "one")]
     pub variance_shrinkage: f64,
 }
@@ -292,7 +301,7 @@ pub fn index_or_push(labels: &mut Vec<String>, label: &str) -> usize {
 pub struct Prediction {
     /// Index of the best label.
     pub label: usize,
-    pub distribution: crate::probability::LabelDistribution,
+    pub distribution: crate::learn::probability::LabelDistribution,
 }
 
 /// A trained model: header, learner and, optionally, the vocabulary.
@@ -305,7 +314,7 @@ pub struct Model {
     /// The CRC-32 stored in the file the model was read from (see [`Model::fingerprint`]).
     pub file_crc: Option<u32>,
     /// Documents kept per label for rehearsal while learning corrections.
-    pub rehearsal: Option<crate::rehearsal::Rehearsal>,
+    pub rehearsal: Option<crate::learn::rehearsal::Rehearsal>,
 }
 
 /// Two models are equal when their header, weights and vocabulary are; where they were read
@@ -364,12 +373,17 @@ impl Model {
 
     /// The best label (argmax of the mean scores, the classifier the paper evaluates) and the
     /// label distribution by `method` (Gibbs sampling or quadrature).
-    pub fn predict(&self, x: &FeatureVector, method: crate::probability::Method) -> Prediction {
+    pub fn predict(
+        &self,
+        x: &FeatureVector,
+        method: crate::learn::probability::Method,
+    ) -> Prediction {
         let gaussians = self.score_gaussians(x);
         let scores: Vec<f64> = gaussians.iter().map(|g| g.mean).collect();
-        let gaussians = crate::calibration::scaled(&gaussians, self.header.probability_scale);
+        let gaussians =
+            crate::learn::calibration::scaled(&gaussians, self.header.probability_scale);
         Prediction {
-            label: crate::learner::argmax(&scores),
+            label: crate::learn::learner::argmax(&scores),
             distribution: method.distribution(&gaussians),
         }
     }
@@ -391,7 +405,7 @@ impl Model {
         let rehearsal = self
             .rehearsal
             .as_ref()
-            .map(crate::rehearsal::Rehearsal::to_bytes);
+            .map(crate::learn::rehearsal::Rehearsal::to_bytes);
         header.rehearsal_bytes = rehearsal.as_ref().map_or(0, |r| r.len() as u64);
         let version = if rehearsal.is_some() {
             3
@@ -583,7 +597,7 @@ impl Model {
             let section =
                 &all[weights_end + vocabulary_len..weights_end + vocabulary_len + rehearsal_len];
             Some(
-                crate::rehearsal::Rehearsal::from_bytes(section, header.features, labels)
+                crate::learn::rehearsal::Rehearsal::from_bytes(section, header.features, labels)
                     .map_err(|e| fail(ModelError::Corrupted(e)))?,
             )
         } else {
@@ -679,7 +693,7 @@ fn padded(n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learner::CwConfig;
+    use crate::learn::learner::CwConfig;
 
     fn model(encoding: WeightEncoding) -> Model {
         let pipeline = PipelineConfig {

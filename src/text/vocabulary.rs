@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::pipeline::{Pipeline, PipelineConfig};
+use crate::text::pipeline::{Pipeline, PipelineConfig};
 
 /// The texts kept per bucket by default (most frequent first); the rest are only counted.
 pub const DEFAULT_TEXTS_PER_BUCKET: usize = 3;
@@ -68,7 +68,8 @@ impl Vocabulary {
                 },
                 |(mut pipeline, mut counts), file| {
                     let path = path_of(file);
-                    if let Ok(doc) = crate::input::read_document(path, config.input_limits()) {
+                    if let Ok(doc) = crate::text::input::read_document(path, config.input_limits())
+                    {
                         for f in pipeline.trace(&doc) {
                             *counts
                                 .entry(f.bucket)
@@ -173,7 +174,7 @@ impl Vocabulary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::hash::{bucket, token_hash, NS_BODY};
+    use crate::text::pipeline::hash::{bucket, token_hash, NS_BODY};
     use std::path::PathBuf;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Hyper-parameter search: `cwtext tune`.
 //!
 //! The training files are split by a fixed hash of their path (the same fifth that calibration
-//! holds out, [`crate::train::held_out`]): four fifths train, one fifth validates. Nothing else is
+//! holds out, [`crate::jobs::train::held_out`]): four fifths train, one fifth validates. Nothing else is
 //! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
 //! settings (the first are the four that `cwtext train` chooses among): feature options (stop
 //! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
@@ -19,15 +19,15 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::corpus::LabelledCorpus;
 use crate::error::{Error, Result};
-use crate::learner::Learner;
-use crate::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
-use crate::pipeline::filter::FilterConfig;
-use crate::pipeline::stem::StemLanguage;
-use crate::pipeline::weighting::ValueKind;
-use crate::pipeline::{stopwords, PipelineConfig};
-use crate::train::{featurize_corpus, held_out, Example, TrainSettings, Trainer};
+use crate::jobs::corpus::LabelledCorpus;
+use crate::jobs::train::{featurize_corpus, held_out, Example, TrainSettings, Trainer};
+use crate::learn::learner::Learner;
+use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
+use crate::text::pipeline::filter::FilterConfig;
+use crate::text::pipeline::stem::StemLanguage;
+use crate::text::pipeline::weighting::ValueKind;
+use crate::text::pipeline::{stopwords, PipelineConfig};
 
 /// Epochs without a better validation accuracy before a trial stops.
 pub const PATIENCE: usize = 2;
@@ -65,11 +65,11 @@ pub struct Trial {
 
 impl Candidate {
     /// What plain `cwtext train` chooses among: English stop words or none, its η or
-    /// [`crate::train::ALTERNATIVE_ETA`], with symbols, bigrams and log-tf values.
+    /// [`crate::jobs::train::ALTERNATIVE_ETA`], with symbols, bigrams and log-tf values.
     pub fn train_choices(base: &TrainSettings) -> Vec<Self> {
         let mut etas = vec![base.learner.eta];
-        if base.learner.eta != crate::train::ALTERNATIVE_ETA {
-            etas.push(crate::train::ALTERNATIVE_ETA);
+        if base.learner.eta != crate::jobs::train::ALTERNATIVE_ETA {
+            etas.push(crate::jobs::train::ALTERNATIVE_ETA);
         }
         etas.iter()
             .flat_map(|&eta| {
@@ -206,7 +206,7 @@ fn run_trial(
         let learner = trainer.finished_learner();
         let right: Vec<bool> = validation
             .iter()
-            .map(|e| crate::learner::argmax(&learner.scores(&e.x)) == e.label)
+            .map(|e| crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
             .collect();
         let a = right.iter().filter(|&&r| r).count() as f64 / validation.len().max(1) as f64;
         if a > best {
@@ -327,13 +327,13 @@ pub fn search(
 
 /// The winning trial. The first `choices` trials are what plain `train` chooses among, and it
 /// keeps the first (its base) unless another is better by more than a standard error of the
-/// paired difference ([`crate::train::clearly_better`]); the search's most accurate trial then
+/// paired difference ([`crate::jobs::train::clearly_better`]); the search's most accurate trial then
 /// replaces train's pick only on the same condition. Without it, `tune` ended below plain
 /// `train` on two of seven dev corpora (movie sentences 0.781 against 0.787, questions 0.854
 /// against 0.860): among 24 trials the most accurate on the validation fifth is often ahead by
 /// noise.
 fn choose(trials: &[Trial], choices: usize) -> usize {
-    use crate::train::clearly_better;
+    use crate::jobs::train::clearly_better;
     let most_accurate = |range: std::ops::Range<usize>| {
         range.clone().fold(range.start, |b, i| {
             if trials[i].validation_accuracy > trials[b].validation_accuracy {
@@ -416,7 +416,7 @@ mod tests {
     fn every_random_candidate_is_valid_and_the_first_are_trains_choices() {
         let mut base = base();
         base.pipeline.symbols = true;
-        base.choose = crate::train::Choose {
+        base.choose = crate::jobs::train::Choose {
             stopwords: true,
             eta: true,
         };

@@ -214,7 +214,7 @@ mod tests {
     /// full update: α equals the closed form of Lemma 1 / Lemma 2.
     #[test]
     fn one_coordinate_matches_the_closed_form() {
-        use crate::learner::rule::RuleParams;
+        use crate::learn::learner::rule::RuleParams;
         for &(m, s, phi) in &[(0.0, 1.0, 1.0), (-0.4, 0.3, 1.64), (0.2, 2.0, 0.8)] {
             let p = RuleParams {
                 phi,

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 /// The built-in lists, by name.
 const BUILTIN: &[(&str, &str)] = &[(
     "english",
-    include_str!("../../resources/stopwords/english.txt"),
+    include_str!("../../../resources/stopwords/english.txt"),
 )];
 
 /// Names of the built-in lists.

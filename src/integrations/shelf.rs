@@ -37,21 +37,25 @@ impl ShelfModel {
 }
 
 /// The models on the shelf; the first is the default.
+/// The default model's bytes (the `topics` shelf model, trained on 20 Newsgroups; see
+/// `models/README.md`).
+pub static DEFAULT_MODEL: &[u8] = SHELF[0].bytes;
+
 pub static SHELF: [ShelfModel; 3] = [
     ShelfModel {
         name: "topics",
         description: "news topics: the 20 Newsgroups (alt.atheism … talk.religion.misc)",
-        bytes: include_bytes!("../models/topics.cwm"),
+        bytes: include_bytes!("../../models/topics.cwm"),
     },
     ShelfModel {
         name: "spam",
         description: "mail: spam or ham (SpamAssassin public corpus, raw RFC 822 messages)",
-        bytes: include_bytes!("../models/spam.cwm"),
+        bytes: include_bytes!("../../models/spam.cwm"),
     },
     ShelfModel {
         name: "sentiment",
         description: "movie-review sentences: pos or neg (Pang & Lee sentence polarity)",
-        bytes: include_bytes!("../models/sentiment.cwm"),
+        bytes: include_bytes!("../../models/sentiment.cwm"),
     },
 ];
 

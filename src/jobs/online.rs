@@ -13,13 +13,13 @@
 //!   every correction pushed far past what its probability needed, lowering the competitor on
 //!   every word of the document. They now demand η on c·v, the confidence the model reports.
 //! * A stream of corrections from a few labels gave the others no counter-weight. The model now
-//!   keeps a few training documents per label ([`crate::rehearsal`]) and, after each correction,
+//!   keeps a few training documents per label ([`crate::learn::rehearsal`]) and, after each correction,
 //!   restores their scores: the raised label may not score above what it scored on the other
 //!   labels' kept documents, a lowered label not below what it scored on its own.
 
 use crate::error::Result;
 use crate::features::FeatureVector;
-use crate::learner::{LabelStart, Learner};
+use crate::learn::learner::{LabelStart, Learner};
 use crate::model::Model;
 
 /// What a batch of corrections did.
@@ -53,7 +53,7 @@ pub struct LearnOptions {
     pub against: bool,
     /// Replays demand η on the calibrated score variance.
     pub replay_calibrated: bool,
-    /// Restore the kept documents' scores ([`crate::rehearsal::Rehearsal::protect`]) instead of
+    /// Restore the kept documents' scores ([`crate::learn::rehearsal::Rehearsal::protect`]) instead of
     /// replaying them.
     pub protect: bool,
     /// How far the raised label may rise on another label's kept document: 0, not above its
@@ -143,7 +143,7 @@ pub fn learn_with(
         t.label_documents[index] += 1;
         t.documents += 1;
         let before = model.learner.scores(x);
-        let wrong = crate::learner::argmax(&before) != index;
+        let wrong = crate::learn::learner::argmax(&before) != index;
         if wrong || !options.mistakes_only {
             model.learner.learn(x, index);
         }
@@ -158,7 +158,7 @@ pub fn learn_with(
                     break;
                 }
                 if round > 0 {
-                    if crate::learner::argmax(&model.learner.scores(x)) == index {
+                    if crate::learn::learner::argmax(&model.learner.scores(x)) == index {
                         break;
                     }
                     model.learner.learn(x, index);
@@ -197,9 +197,9 @@ pub fn learn_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::learner::CwConfig;
+    use crate::learn::learner::CwConfig;
     use crate::model::{LearnerConfig, ModelHeader, TrainingStats, WeightEncoding};
-    use crate::pipeline::PipelineConfig;
+    use crate::text::pipeline::PipelineConfig;
 
     #[test]
     fn calibrated_confidence_scales_the_quantile() {
@@ -235,7 +235,7 @@ mod tests {
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },
-            learner: crate::learner::DiagonalLearner::new(params, dim, 2),
+            learner: crate::learn::learner::DiagonalLearner::new(params, dim, 2),
             vocabulary: None,
             file_crc: None,
             rehearsal: None,
@@ -250,7 +250,7 @@ mod tests {
         assert_eq!(r.documents, 2);
         assert_eq!(model.labels(), ["a", "b", "c"]);
         assert_eq!(model.header.training.label_documents, [0, 0, 2]);
-        assert_eq!(crate::learner::argmax(&model.scores(&x)), 2);
+        assert_eq!(crate::learn::learner::argmax(&model.scores(&x)), 2);
         // An untouched feature of the new label is at the prior.
         assert_eq!(&model.learner.weights().row(0)[4..6], &[0.0, 1.0]);
         // The file round-trips with the new label.

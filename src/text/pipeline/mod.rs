@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::input::{Document, EmailHeaders};
+use crate::text::input::{Document, EmailHeaders};
 use filter::{AsciiChain, AsciiToken, FilterConfig, TokenFilter};
 use hash::{bucket, ngram_hash, token_hash, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
 use ngrams::Ngrams;
@@ -139,8 +139,8 @@ impl PipelineConfig {
     }
 
     /// The limits on reading one input document.
-    pub fn input_limits(&self) -> crate::input::InputLimits {
-        crate::input::InputLimits {
+    pub fn input_limits(&self) -> crate::text::input::InputLimits {
+        crate::text::input::InputLimits {
             max_bytes: self.max_document_bytes,
             max_mime_depth: self.max_mime_depth,
         }
@@ -452,7 +452,7 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::parse_bytes;
+    use crate::text::input::parse_bytes;
 
     fn features(config: &PipelineConfig, text: &[u8]) -> Option<FeatureVector> {
         Pipeline::new(config)
@@ -524,7 +524,7 @@ mod tests {
 
     fn text_document(text: &str) -> Document {
         Document {
-            kind: crate::input::DocumentKind::Text { encoding: "UTF-8" },
+            kind: crate::text::input::DocumentKind::Text { encoding: "UTF-8" },
             body: text.to_string(),
             headers: None,
             skipped_deep_parts: 0,

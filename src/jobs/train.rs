@@ -10,17 +10,17 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::corpus::LabelledCorpus;
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::input::{read_document, InputLimits};
-use crate::learner::{CwConfig, DiagonalLearner, Learner};
+use crate::jobs::corpus::LabelledCorpus;
+use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{
     CalibrationInfo, LearnerConfig, Model, ModelHeader, Selection, SelectionTrial, TrainingStats,
     WeightEncoding,
 };
-use crate::pipeline::subword::{SubwordSpec, TrainedVocabulary};
-use crate::pipeline::{Pipeline, PipelineConfig};
+use crate::text::input::{read_document, InputLimits};
+use crate::text::pipeline::subword::{SubwordSpec, TrainedVocabulary};
+use crate::text::pipeline::{Pipeline, PipelineConfig};
 
 /// The most epochs a run may ask for.
 pub const MAX_EPOCHS: usize = 1000;
@@ -79,7 +79,7 @@ impl TrainSettings {
     /// The combinations to choose from, the base settings first (only those when nothing is
     /// free).
     pub fn candidates(&self) -> Result<Vec<Candidate>> {
-        use crate::pipeline::filter::FilterConfig;
+        use crate::text::pipeline::filter::FilterConfig;
         let has_list = |p: &PipelineConfig| {
             p.filters
                 .iter()
@@ -95,7 +95,7 @@ impl TrainSettings {
             } else {
                 other.filters.push(FilterConfig::StopWords {
                     name: "english".into(),
-                    words: crate::pipeline::stopwords::load("english")?,
+                    words: crate::text::pipeline::stopwords::load("english")?,
                 });
             }
             pipelines.push(other);
@@ -180,7 +180,7 @@ pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVec
 /// when it had more tokens than the limit.
 pub fn featurize_document(
     pipeline: &mut Pipeline,
-    doc: &crate::input::Document,
+    doc: &crate::text::input::Document,
     path: &Path,
 ) -> Result<FeatureVector> {
     let x = pipeline.features(doc).ok_or_else(|| Error::EmptyDocument {
@@ -376,7 +376,7 @@ pub fn train_vocabulary(
             Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
             _ => doc.body,
         });
-    crate::pipeline::subword::train(spec, texts)
+    crate::text::pipeline::subword::train(spec, texts)
 }
 
 /// Checks the number of epochs.
@@ -405,7 +405,8 @@ pub fn train_examples(
     if settings.sharding.shards > 1 {
         let shards = train_sharded(examples, &labels, settings, start, shard, progress)?;
         let names: Vec<String> = (1..=shards.len()).map(|i| format!("shard {i}")).collect();
-        let mut model = crate::merge::merge(&shards, &names, crate::merge::MergeMethod::Kl)?;
+        let mut model =
+            crate::model::merge::merge(&shards, &names, crate::model::merge::MergeMethod::Kl)?;
         model.header.training.epoch_accuracy = Vec::new();
         return Ok(model);
     }
@@ -509,7 +510,8 @@ pub fn train_sharded(
                 })
                 .collect();
             let blocks = trainers[0].learner().weights().labels();
-            let mixed = crate::merge::combine(&inputs, blocks, crate::merge::MergeMethod::Kl);
+            let mixed =
+                crate::model::merge::combine(&inputs, blocks, crate::model::merge::MergeMethod::Kl);
             trainers
                 .iter_mut()
                 .for_each(|t| t.learner_mut().set_weights(mixed.clone()));
@@ -550,7 +552,7 @@ pub struct CalibrationFit {
     /// The scale the shipped model uses: the fit divided by the variance shrinkage.
     pub scale: f64,
     /// The ratio of the shipped model's score variances to the fitted model's
-    /// ([`crate::calibration::variance_shrinkage`]).
+    /// ([`crate::learn::calibration::variance_shrinkage`]).
     pub variance_shrinkage: f64,
     pub held_out: usize,
     pub brier_before: f64,
@@ -587,11 +589,14 @@ pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;
 pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -> CalibrationFit {
     // The sample the fit would take anyway, before the score Gaussians (a random access into
     // the weight table per feature and label: the costliest part of calibrating).
-    let documents: Vec<_> = crate::calibration::fit_sample(held_out)
+    let documents: Vec<_> = crate::learn::calibration::fit_sample(held_out)
         .iter()
         .map(|e| (learner.score_gaussians(&e.x), e.label))
         .collect();
-    let fit = crate::calibration::fit_scale(&documents, crate::calibration::Objective::Brier);
+    let fit = crate::learn::calibration::fit_scale(
+        &documents,
+        crate::learn::calibration::Objective::Brier,
+    );
     CalibrationFit {
         scale: fit.scale,
         variance_shrinkage: 1.0,
@@ -611,7 +616,7 @@ pub fn accuracy_and_macro_f1(
     let mut counts = vec![(0usize, 0usize, 0usize); labels]; // (true positives, predicted, actual)
     let mut right = 0;
     for e in examples {
-        let predicted = crate::learner::argmax(&learner.scores(&e.x));
+        let predicted = crate::learn::learner::argmax(&learner.scores(&e.x));
         right += usize::from(predicted == e.label);
         counts[predicted].1 += 1;
         counts[e.label].2 += 1;
@@ -791,7 +796,7 @@ pub fn train_corpus(
                     let (accuracy, macro_f1) = accuracy_and_macro_f1(&learner, held, labels.len());
                     let right = held
                         .iter()
-                        .map(|e| crate::learner::argmax(&learner.scores(&e.x)) == e.label)
+                        .map(|e| crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
                         .collect();
                     let trial = SelectionTrial {
                         setting: c.name.clone(),
@@ -905,7 +910,7 @@ pub fn train_corpus(
                 .iter()
                 .filter(|e| !is_held(e))
                 .take(SHRINKAGE_SAMPLE);
-            fit.variance_shrinkage = crate::calibration::variance_shrinkage(
+            fit.variance_shrinkage = crate::learn::calibration::variance_shrinkage(
                 &|x| partial.score_gaussians(x),
                 &|x| model.learner.score_gaussians(x),
                 sample.map(|e| &e.x),
@@ -915,8 +920,12 @@ pub fn train_corpus(
         }
         _ => None,
     };
-    // The documents `learn` protects (crate::rehearsal), with the final model's scores.
-    crate::rehearsal::fill(&mut model, examples, crate::rehearsal::DEFAULT_CAPACITY);
+    // The documents `learn` protects (crate::learn::rehearsal), with the final model's scores.
+    crate::learn::rehearsal::fill(
+        &mut model,
+        examples,
+        crate::learn::rehearsal::DEFAULT_CAPACITY,
+    );
     let skipped = std::mem::take(
         &mut featurised[pipelines
             .iter()

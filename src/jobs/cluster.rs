@@ -2,11 +2,11 @@
 //! `cluster`): the distributed form of `train --shards N --mix`.
 //!
 //! Process p of n (one timely worker each) reads the same corpus but featurises only its shard,
-//! the files whose path hashes to p ([`crate::train::shard_of`], the split `--shards` uses), and
+//! the files whose path hashes to p ([`crate::jobs::train::shard_of`], the split `--shards` uses), and
 //! shuffles with seed + p. After every epoch each process broadcasts its weight table; every
-//! process KL-mixes the n tables in process order ([`crate::merge::combine`]) and continues from
+//! process KL-mixes the n tables in process order ([`crate::model::merge::combine`]) and continues from
 //! the mix. After the last epoch each process sends its shard model and process 0 merges them
-//! with [`crate::merge::merge`] and writes the file. Every process applies the same f32
+//! with [`crate::model::merge::merge`] and writes the file. Every process applies the same f32
 //! operations in the same order as the in-process code, so the result equals `train --shards n
 //! --mix` bit for bit (a test runs two processes on 127.0.0.1 and compares the bytes).
 //! With calibration (the default) the processes first train on the four fifths outside the
@@ -24,15 +24,15 @@ use timely::dataflow::operators::vec::Broadcast;
 use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
-use crate::corpus::{scan_labelled, FileFilter};
 use crate::error::{Error, Result};
-use crate::learner::{Learner, ScoreGaussian};
-use crate::merge::{combine, merge, MergeMethod};
-use crate::model::{Model, WeightEncoding};
-use crate::train::{
+use crate::jobs::corpus::{scan_labelled, FileFilter};
+use crate::jobs::train::{
     featurize_files, held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS,
     MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
 };
+use crate::learn::learner::{Learner, ScoreGaussian};
+use crate::model::merge::{combine, merge, MergeMethod};
+use crate::model::{Model, WeightEncoding};
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).
 #[derive(Debug, Clone)]
@@ -188,7 +188,7 @@ fn run_worker(
                     .chunks_exact(4)
                     .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
                     .collect();
-                crate::learner::weights::WeightTable::from_raw(
+                crate::learn::learner::weights::WeightTable::from_raw(
                     table.features(),
                     table.labels(),
                     data,
@@ -254,8 +254,10 @@ fn run_worker(
             })
             .collect();
         if documents.len() >= MIN_CALIBRATION_DOCUMENTS {
-            let scale =
-                crate::calibration::fit_scale(&documents, crate::calibration::Objective::Brier);
+            let scale = crate::learn::calibration::fit_scale(
+                &documents,
+                crate::learn::calibration::Objective::Brier,
+            );
             fit = Some((scale, scale.documents, partial, kept));
         }
         let finish = FINISH_EPOCHS.min(settings.epochs);
@@ -298,7 +300,7 @@ fn run_worker(
         // Divided by how much surer the merged model is than the mix it was fitted with, on
         // this process's kept documents (as `train` does on its own).
         let sample = kept.iter().take(SHRINKAGE_SAMPLE).map(|e| &e.x);
-        let shrinkage = crate::calibration::variance_shrinkage(
+        let shrinkage = crate::learn::calibration::variance_shrinkage(
             &|x| partial.score_gaussians(x),
             &|x| merged.learner.score_gaussians(x),
             sample,
@@ -312,7 +314,7 @@ fn run_worker(
             variance_shrinkage: shrinkage,
         });
     }
-    let lock = crate::lock::ModelLock::acquire(output)?;
+    let lock = crate::integrations::lock::ModelLock::acquire(output)?;
     merged.save(output)?;
     drop(lock);
     Ok(Some(ClusterOutcome {

@@ -7,11 +7,11 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::input::{read_document, Document};
+use crate::jobs::train::featurize_document;
+use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
-use crate::pipeline::Pipeline;
-use crate::probability::Method;
-use crate::train::featurize_document;
+use crate::text::input::{read_document, Document};
+use crate::text::pipeline::Pipeline;
 
 /// Subjects taken from the first line of a plain-text document are cut to this many characters.
 pub const MAX_SUBJECT_CHARS: usize = 200;

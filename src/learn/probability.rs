@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use statrs::distribution::Normal;
 
-use crate::learner::ScoreGaussian;
+use crate::learn::learner::ScoreGaussian;
 
 /// The default number of Gibbs samples: the standard error of a probability is at most
 /// 0.5/√S ≈ 0.016.
@@ -165,7 +165,8 @@ pub fn quadrature_with_error(gaussians: &[ScoreGaussian]) -> (Vec<f64>, f64) {
         p.iter_mut().for_each(|q| *q /= sum);
     } else {
         p.iter_mut().for_each(|q| *q = 0.0);
-        p[crate::learner::argmax(&gaussians.iter().map(|g| g.mean).collect::<Vec<_>>())] = 1.0;
+        p[crate::learn::learner::argmax(&gaussians.iter().map(|g| g.mean).collect::<Vec<_>>())] =
+            1.0;
     }
     (p, error)
 }

@@ -21,8 +21,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::learner::weights::WeightTable;
-use crate::learner::DiagonalLearner;
+use crate::learn::learner::weights::WeightTable;
+use crate::learn::learner::DiagonalLearner;
 use crate::model::{LearnerConfig, Model, TrainingStats};
 
 /// How to combine.
@@ -226,7 +226,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
         .iter()
         .map(|v| v.as_deref())
         .collect::<Option<Vec<_>>>()
-        .map(crate::vocabulary::Vocabulary::union);
+        .map(crate::text::vocabulary::Vocabulary::union);
     let mut model = Model {
         header,
         learner,
@@ -305,7 +305,7 @@ mod tests {
 
     #[test]
     fn differences_are_named() {
-        use crate::pipeline::PipelineConfig;
+        use crate::text::pipeline::PipelineConfig;
         let a = PipelineConfig::default();
         let b = PipelineConfig {
             hash_bits: 20,

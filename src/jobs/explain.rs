@@ -10,10 +10,10 @@
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::input::Document;
 use crate::model::Model;
-use crate::pipeline::Pipeline;
-use crate::vocabulary::Vocabulary;
+use crate::text::input::Document;
+use crate::text::pipeline::Pipeline;
+use crate::text::vocabulary::Vocabulary;
 
 /// How the bias feature (each label's prior) is named.
 pub const BIAS: &str = "(bias: the label's prior)";
@@ -67,10 +67,10 @@ pub fn explain(
         ));
     }
     let scores = model.scores(x);
-    let label = crate::learner::argmax(&scores);
+    let label = crate::learn::learner::argmax(&scores);
     let mut others = scores.clone();
     others[label] = f64::NEG_INFINITY;
-    let runner_up = crate::learner::argmax(&others);
+    let runner_up = crate::learn::learner::argmax(&others);
     let mut texts: fxhash::FxHashMap<u32, Vec<String>> = Default::default();
     for f in pipeline.trace(doc) {
         let at = texts.entry(f.bucket).or_default();

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use crate::calibration::{Calibration, CalibrationBin};
-use crate::probability::LabelDistribution;
+use crate::learn::calibration::{Calibration, CalibrationBin};
+use crate::learn::probability::LabelDistribution;
 
 /// Precision, recall and F1 of one label.
 #[derive(Debug, Clone, PartialEq, Serialize)]

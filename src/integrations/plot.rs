@@ -5,8 +5,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::calibration::CalibrationBin;
 use crate::error::{Error, Result};
+use crate::learn::calibration::CalibrationBin;
 
 const SIZE: (u32, u32) = (640, 480);
 

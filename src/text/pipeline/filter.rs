@@ -390,7 +390,7 @@ impl TokenFilter for MaxLength {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::hash::token_hash_bytes;
+    use crate::text::pipeline::hash::token_hash_bytes;
 
     #[test]
     fn lowercase_borrows_when_it_can() {

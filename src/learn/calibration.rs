@@ -8,8 +8,8 @@
 use serde::Serialize;
 
 use crate::features::FeatureVector;
-use crate::learner::ScoreGaussian;
-use crate::probability::gibbs_probabilities;
+use crate::learn::learner::ScoreGaussian;
+use crate::learn::probability::gibbs_probabilities;
 
 /// The number of equal-width confidence bins.
 pub const BINS: usize = 10;
@@ -149,7 +149,7 @@ const FIT_TOLERANCE: f64 = 4e-3;
 /// nodes do not move with c and the probabilities are a smooth function of it; for a
 /// Gaussian-weighted integrand whose other factors vary on the scale ρ the trapezoid rule
 /// converges exponentially in ρ/h (tested against the adaptive quadrature of
-/// [`crate::probability`]).
+/// [`crate::learn::probability`]).
 const NODE_REACH: f64 = 8.5;
 const NODE_STEP: f64 = 0.5;
 /// The most nodes of one label's rule (h = 0.04: a competitor 12 times sharper than the label is
@@ -213,7 +213,7 @@ pub fn probabilities_at(g: &[ScoreGaussian], scale: f64) -> Vec<f64> {
     if k == 0 {
         return p;
     }
-    let best = crate::learner::argmax(&g.iter().map(|x| x.mean).collect::<Vec<_>>());
+    let best = crate::learn::learner::argmax(&g.iter().map(|x| x.mean).collect::<Vec<_>>());
     let contenders: Vec<usize> = (0..k)
         .filter(|&z| {
             let v = scale * (g[z].variance + g[best].variance);
@@ -576,7 +576,7 @@ mod tests {
                 let means: Vec<f64> = (0..4).map(|_| normal.sample(&mut rng)).collect();
                 // The truth is the argmax of the means plus unit noise: true variance 1.
                 let noisy: Vec<f64> = means.iter().map(|m| m + normal.sample(&mut rng)).collect();
-                let truth = crate::learner::argmax(&noisy);
+                let truth = crate::learn::learner::argmax(&noisy);
                 let g = means
                     .iter()
                     .map(|&mean| ScoreGaussian {
@@ -620,7 +620,7 @@ mod tests {
                         variance: 25.0,
                     })
                     .collect();
-                (g, crate::learner::argmax(&noisy))
+                (g, crate::learn::learner::argmax(&noisy))
             })
             .collect();
         let sampled = fit_scale(&documents, Objective::Brier);
@@ -701,7 +701,7 @@ mod tests {
                 .map(|&(mean, variance)| ScoreGaussian { mean, variance })
                 .collect();
             for scale in [0.1, 1.0, 4.0] {
-                let want = crate::probability::quadrature(&scaled(&g, scale));
+                let want = crate::learn::probability::quadrature(&scaled(&g, scale));
                 let got = probabilities_at(&g, scale);
                 for (a, b) in got.iter().zip(&want) {
                     assert!(

@@ -204,7 +204,7 @@ mod with_crate {
     use tokenizers::{AddedToken, Model, NormalizedString, Trainer};
 
     use super::*;
-    use crate::pipeline::tokenizer::{is_word, words, words_and_symbols, TokenizerConfig};
+    use crate::text::pipeline::tokenizer::{is_word, words, words_and_symbols, TokenizerConfig};
 
     /// Words → pieces are cached (text repeats its words); emptied at this many words.
     const CACHE_LIMIT: usize = 1 << 16;

@@ -1,0 +1,24 @@
+//! Layer 5, jobs: the things a user asks for, each reading files or corpora and driving the
+//! layers below — train, tune, online corrections, batch classification, label and route,
+//! explain, evaluate.
+//!
+//! [`corpus`] scans a folder per label; [`train`] featurises a corpus and trains (with its
+//! settings validated once in [`train::TrainPlan`]); [`cluster`] trains across processes
+//! (cargo feature `cluster`); [`tune`] searches settings; [`online`] applies corrections;
+//! [`batch`] classifies many files; [`label`] walks a folder, classifies, routes and archives;
+//! [`route`] copies or moves a file into its label's folder; [`metrics`] scores predictions;
+//! [`explain`] says which words decided a label.
+//!
+//! **May use:** every layer below ([`crate::text`], [`crate::learn`], [`crate::model`],
+//! [`crate::integrations`]) and the foundation. Not [`crate::experiment`].
+
+pub mod batch;
+#[cfg(feature = "cluster")]
+pub mod cluster;
+pub mod corpus;
+pub mod explain;
+pub mod metrics;
+pub mod online;
+pub mod route;
+pub mod train;
+pub mod tune;
