@@ -5,11 +5,11 @@
 //!
 //! ```sh
 //! bash benches/compare/corpora/fetch.sh      # once: ~/.cache/cwtext-corpora (or $CWTEXT_CORPORA)
-//! cargo test --release --test reproduce -- --ignored
+//! cargo test --release --test integration reproduce:: -- --ignored
 //! ```
 //!
 //! `.ci/scheduled` does both. (A small version of the synthetic experiment runs by default in
-//! tests/learners.rs.)
+//! tests/integration/learners.rs.)
 
 use std::path::PathBuf;
 
@@ -56,7 +56,7 @@ fn newsgroups(settings: &TrainSettings) -> Split {
 /// first-order ones above 110 (the paper: at least 129; our PA makes 119, see the README), and
 /// CW-Var above CW-Stdev, diagonal and full.
 #[test]
-#[ignore = "5 s in release, minutes in debug: cargo test --release --test reproduce -- --ignored"]
+#[ignore = "5 s in release, minutes in debug: cargo test --release --test integration reproduce:: -- --ignored"]
 fn reproduce_nips2008_synthetic() {
     let setup = synthetic::Setup {
         runs: 100,
@@ -95,7 +95,7 @@ fn reproduce_nips2008_synthetic() {
 /// trails sequential by under 2.5 points instead of ≈ 0.75, and exact k = all ends above
 /// sequential k = all instead of below it (not asserted).
 #[test]
-#[ignore = "4 minutes in release on 20 Newsgroups: cargo test --release --test reproduce -- --ignored"]
+#[ignore = "4 minutes in release on 20 Newsgroups: cargo test --release --test integration reproduce:: -- --ignored"]
 fn reproduce_emnlp2009_epochs() {
     let base = TrainSettings::new(10, 1);
     let split = newsgroups(&base);
@@ -141,7 +141,7 @@ fn reproduce_emnlp2009_epochs() {
 /// KL combination ≥ uniform average ≥ mean single shard, and mixing after every epoch closes most
 /// of the gap to one model (above the KL combination, at most one model).
 #[test]
-#[ignore = "15 s in release on 20 Newsgroups: cargo test --release --test reproduce -- --ignored"]
+#[ignore = "15 s in release on 20 Newsgroups: cargo test --release --test integration reproduce:: -- --ignored"]
 fn reproduce_jmlr2012_fig6_shards() {
     let base = TrainSettings::new(5, 1);
     let split = newsgroups(&base);

@@ -1,7 +1,7 @@
 //! The learners against their papers, through the public library API: scale invariance (NIPS
 //! 2008 Lemma 3), the binary probability Φ(m/√v) against Gibbs sampling, the synthetic
 //! experiment's orderings, invariants on random sparse streams (property tests). The full
-//! reproductions, which take minutes, are in tests/reproduce.rs.
+//! reproductions, which take minutes, are in tests/integration/reproduce.rs.
 
 use cwtext::experiment::synthetic;
 use cwtext::features::FeatureVector;

@@ -2,7 +2,7 @@
 //! message (naming the file, and the byte or value where it applies) and that nothing panicked.
 //! Inputs are made here, from bytes, so the catalogue needs no network and no large fixtures.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

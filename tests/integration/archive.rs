@@ -1,9 +1,8 @@
 //! End-to-end tests of the search archive: `cwtext label DIR --index IDX` then `cwtext search`,
 //! on the real binary and the committed fixtures (`tests/fixtures/`), with the embedded default
 //! model (20 Newsgroups), so no training is needed.
-#![cfg(feature = "archive")]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! (re-bless with `CWTEXT_BLESS=1 cargo test`, then review the diff), plus error messages and
 //! exit codes for bad input.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -1780,7 +1780,7 @@ fn keep_vocabulary_names_features_in_inspect_and_explain() {
     );
     // The vocabulary changes nothing else: the weights and predictions are the same. Both keep
     // rehearsal documents, so both are version 3 files (without them: 1 and 2, see
-    // tests/model_compat.rs).
+    // tests/integration/model_compat.rs).
     let (a, b) = (
         std::fs::read(&plain).unwrap(),
         std::fs::read(&named).unwrap(),
