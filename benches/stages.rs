@@ -108,7 +108,7 @@ fn tokenize_and_hash(c: &mut Criterion) {
         let mut config = PipelineConfig::default();
         config
             .filters
-            .push(cwtext::text::pipeline::filter::FilterConfig::Stem {
+            .push(cwtext::text::pipeline::config::FilterConfig::Stem {
                 language: cwtext::text::pipeline::stem::StemLanguage::English,
             });
         config
@@ -174,7 +174,7 @@ fn tokenize_and_hash_20ng(c: &mut Criterion) {
             out.clear();
             for word in d.body.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
                 if !word.is_empty() {
-                    let mut h = fxhash::FxHasher64::default();
+                    let mut h = cwtext::text::pipeline::hash::FrozenHasher::default();
                     std::hash::Hasher::write(&mut h, word);
                     out.push((std::hash::Hasher::finish(&h) >> 46) as u32);
                 }

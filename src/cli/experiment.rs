@@ -395,7 +395,7 @@ fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
         base.pipeline.filters.retain(|f| {
             !matches!(
                 f,
-                cwtext::text::pipeline::filter::FilterConfig::StopWords { .. }
+                cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
             )
         });
     }
@@ -430,7 +430,7 @@ fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
 fn in_pool(root: &std::path::Path, path: &std::path::Path) -> bool {
     use std::hash::Hasher;
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let mut h = fxhash::FxHasher64::default();
+    let mut h = cwtext::text::pipeline::hash::FrozenHasher::default();
     h.write(b"corrections\0");
     h.write(relative.to_string_lossy().as_bytes());
     (h.finish() >> 32) % 2 == 1

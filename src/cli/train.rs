@@ -13,7 +13,7 @@ use cwtext::learn::learner::{
     Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind,
 };
 use cwtext::model::WeightEncoding;
-use cwtext::text::pipeline::filter::FilterConfig;
+use cwtext::text::pipeline::config::FilterConfig;
 use cwtext::text::pipeline::stem::StemLanguage;
 use cwtext::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
 use cwtext::text::pipeline::weighting::{ValueConfig, ValueKind};

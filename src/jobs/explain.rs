@@ -71,7 +71,7 @@ pub fn explain(
     let mut others = scores.clone();
     others[label] = f64::NEG_INFINITY;
     let runner_up = crate::learn::learner::argmax(&others);
-    let mut texts: fxhash::FxHashMap<u32, Vec<String>> = Default::default();
+    let mut texts: crate::text::pipeline::hash::HashMap<u32, Vec<String>> = Default::default();
     for f in pipeline.trace(doc) {
         let at = texts.entry(f.bucket).or_default();
         if !at.contains(&f.text) {

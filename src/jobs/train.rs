@@ -19,8 +19,9 @@ use crate::model::{
     WeightEncoding,
 };
 use crate::text::input::{read_document, InputLimits};
-use crate::text::pipeline::subword::{SubwordSpec, TrainedVocabulary};
+use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
+use crate::text::subword_trainer::TrainedVocabulary;
 
 /// The most epochs a run may ask for.
 pub const MAX_EPOCHS: usize = 1000;
@@ -79,7 +80,7 @@ impl TrainSettings {
     /// The combinations to choose from, the base settings first (only those when nothing is
     /// free).
     pub fn candidates(&self) -> Result<Vec<Candidate>> {
-        use crate::text::pipeline::filter::FilterConfig;
+        use crate::text::pipeline::config::FilterConfig;
         let has_list = |p: &PipelineConfig| {
             p.filters
                 .iter()
@@ -376,7 +377,7 @@ pub fn train_vocabulary(
             Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
             _ => doc.body,
         });
-    crate::text::pipeline::subword::train(spec, texts)
+    crate::text::subword_trainer::train(spec, texts)
 }
 
 /// Checks the number of epochs.
@@ -529,7 +530,7 @@ pub fn train_sharded(
 pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
     use std::hash::Hasher;
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let mut h = fxhash::FxHasher64::default();
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
     h.write(b"shard\0");
     h.write(relative.to_string_lossy().as_bytes());
     ((h.finish() >> 32) % n.max(1) as u64) as usize
@@ -540,7 +541,7 @@ pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
 pub fn held_out(root: &Path, path: &Path) -> bool {
     use std::hash::Hasher;
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let mut h = fxhash::FxHasher64::default();
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
     h.write(relative.to_string_lossy().as_bytes());
     // The top bits, which FxHash mixes well (see pipeline::hash).
     (h.finish() >> 32) % 5 == 0

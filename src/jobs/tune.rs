@@ -24,7 +24,7 @@ use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::train::{featurize_corpus, held_out, Example, TrainSettings, Trainer};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
-use crate::text::pipeline::filter::FilterConfig;
+use crate::text::pipeline::config::FilterConfig;
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
 use crate::text::pipeline::{stopwords, PipelineConfig};

@@ -2,10 +2,12 @@
 //!
 //! [`input`] decodes any file into a [`input::Document`] (text encodings, email); [`pipeline`] is
 //! the configured chain of stages (tokenise, filter, n-grams, hash, weight) stored in every
-//! model; [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`.
+//! model; [`subword_trainer`] trains the BPE or WordPiece vocabulary a subword pipeline stores;
+//! [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`.
 //!
 //! **May use:** the crate root's foundation ([`crate::error`], [`crate::features`]) and nothing else of the crate: no learner, model or job.
 
 pub mod input;
 pub mod pipeline;
+pub mod subword_trainer;
 pub mod vocabulary;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use fxhash::FxHashMap;
+use crate::text::pipeline::hash::HashMap;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -35,7 +35,7 @@ pub struct BucketTexts<'a> {
     pub distinct: usize,
 }
 
-type Counts = FxHashMap<u32, FxHashMap<String, u64>>;
+type Counts = HashMap<u32, HashMap<String, u64>>;
 
 impl Vocabulary {
     /// Reads `files` through the pipeline and counts the text of every feature. Files that

@@ -103,7 +103,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
         .iter()
         .any(|f| matches!(
             f,
-            cwtext::text::pipeline::filter::FilterConfig::StopWords { .. }
+            cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
         )));
     assert!(trained.fit.is_some());
     assert_eq!(trained.model.header.selection.as_ref(), Some(&selection));

@@ -1,6 +1,6 @@
 //! The held-out fifth (`train::held_out`) and the shards (`train::shard_of`) are fixed functions
 //! of a file's path relative to the corpus root: a model's calibration and a sharded run depend
-//! on them, so a change of hash (or of the fxhash crate) must show. Golden answers for a handful
+//! on them, so a change of hash (cwtext's frozen FxHash, `text::pipeline::hash`) must show. Golden answers for a handful
 //! of paths, and the same answers from FxHash64 written out here (the fxhash crate's: per 8-byte
 //! then 4-byte little-endian word, then per byte, h = (h.rotl(5) ^ word)·0x517cc1b727220a95; the
 //! top 32 bits are used). The crate reads words in native byte order: these answers are a

@@ -5,6 +5,8 @@
 //! model was trained with. Each stage kind is one small trait in its own file
 //! ([`tokenizer::Tokenizer`], [`filter::TokenFilter`]); hashing ([`hash`]) is frozen.
 
+pub mod ascii;
+pub mod config;
 pub mod filter;
 pub mod hash;
 pub mod ngrams;
@@ -16,16 +18,17 @@ pub mod weighting;
 
 use std::borrow::Cow;
 
-use fxhash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::text::input::{Document, EmailHeaders};
-use filter::{AsciiChain, AsciiToken, FilterConfig, TokenFilter};
-use hash::{bucket, ngram_hash, token_hash, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
+use ascii::{AsciiChain, AsciiToken};
+use config::{FilterConfig, TokenizerConfig};
+use filter::TokenFilter;
+use hash::{bucket, ngram_hash, token_hash, HashMap, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
 use ngrams::Ngrams;
-use tokenizer::{Tokenizer, TokenizerConfig};
+use tokenizer::Tokenizer;
 use weighting::{ValueConfig, ValueKind};
 
 /// The range of `hash_bits`: below 2^16 buckets bigrams collide too much to be useful; above
@@ -174,7 +177,7 @@ fn filtered_hash(filters: &mut [Box<dyn TokenFilter>], word: &str, namespace: u8
 /// [`filtered_hash`] through `cache` for body tokens (text repeats its words, so most are one
 /// lookup instead of lowercasing, stop-word lookup, stemming and hashing).
 fn general_hash(
-    cache: &mut FxHashMap<Box<str>, Option<u64>>,
+    cache: &mut HashMap<Box<str>, Option<u64>>,
     filters: &mut [Box<dyn TokenFilter>],
     word: &str,
     namespace: u8,
@@ -244,7 +247,7 @@ pub struct Pipeline {
     /// Body tokens as they came from the tokeniser → their hash after the filters, or `None`
     /// when a filter dropped them. Text repeats its words (Zipf), so most tokens are one
     /// lookup instead of lowercasing, stop-word lookup, stemming and hashing.
-    cache: FxHashMap<Box<str>, Option<u64>>,
+    cache: HashMap<Box<str>, Option<u64>>,
     /// The filters compiled for ASCII tokens, when every filter has a byte-level form (the default
     /// pipeline's do; stemming has none).
     ascii_chain: Option<AsciiChain>,
@@ -277,7 +280,7 @@ impl Pipeline {
             tokens: Vec::new(),
             grams: Vec::new(),
             buckets: Vec::new(),
-            cache: FxHashMap::default(),
+            cache: HashMap::default(),
             truncated: false,
         })
     }
@@ -345,9 +348,9 @@ impl Pipeline {
             {
                 let (bytes, lowercased) = (text.as_bytes(), chain.lowercase_on_load());
                 let spans = if self.config.symbols {
-                    tokenizer::ascii_spans::<true>
+                    ascii::ascii_spans::<true>
                 } else {
-                    tokenizer::ascii_spans::<false>
+                    ascii::ascii_spans::<false>
                 };
                 spans(bytes, &mut |start, end| {
                     if tokens.len() >= limit {

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use fxhash::FxHashMap;
+use super::hash::HashMap;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
 
@@ -65,14 +65,14 @@ impl StemLanguage {
 /// A cached Snowball stemmer.
 pub struct Stem {
     stemmer: Stemmer,
-    cache: FxHashMap<String, String>,
+    cache: HashMap<String, String>,
 }
 
 impl Stem {
     pub fn new(language: StemLanguage) -> Self {
         Stem {
             stemmer: Stemmer::create(language.algorithm()),
-            cache: FxHashMap::default(),
+            cache: HashMap::default(),
         }
     }
 }
