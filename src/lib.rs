@@ -5,7 +5,7 @@
 //!
 //! | layer | modules | what it is |
 //! |---|---|---|
-//! | foundation | [`error`], [`features`] | the typed errors and the sparse vector every layer shares |
+//! | foundation | [`error`], [`features`], [`progress`] | the typed errors, the sparse vector and the progress trait every layer shares |
 //! | 1 [`text`] | input, pipeline, vocabulary | any file's bytes → a hashed sparse [`features::FeatureVector`] |
 //! | 2 [`learn`] | learner, probability, calibration, rehearsal | the CW learner and its probabilities, on vectors alone |
 //! | 3 [`model`] | the [`model::Model`], its file format, merge | pipeline + labels + learner, saved and loaded |
@@ -23,6 +23,7 @@ pub mod integrations;
 pub mod jobs;
 pub mod learn;
 pub mod model;
+pub mod progress;
 pub mod text;
 
 pub use error::{Error, Result};

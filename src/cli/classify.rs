@@ -101,7 +101,7 @@ fn predict_bytes(
 ) -> Result<Prediction, Error> {
     let doc =
         cwtext::text::input::document_from_bytes(bytes, path, pipeline.config().input_limits())?;
-    let x = cwtext::jobs::train::featurize_document(pipeline, &doc, path)?;
+    let x = cwtext::text::featurize::featurize_document(pipeline, &doc, path)?;
     Ok(model.predict(&x, args.sampling.method()))
 }
 

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use cwtext::integrations::shelf;
 use cwtext::jobs::corpus::FileFilter;
 use cwtext::model::{Checksum, Model};
+use cwtext::progress::Progress;
 
 /// Where messages for people go.
 pub struct Ui {
@@ -30,9 +31,9 @@ impl Ui {
     }
 
     /// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
-    pub fn progress(&self, len: u64) -> ProgressBar {
+    pub fn progress(&self, len: u64) -> Bar {
         if self.quiet {
-            return ProgressBar::hidden();
+            return Bar(ProgressBar::hidden());
         }
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
         bar.set_style(
@@ -42,7 +43,41 @@ impl Ui {
             .expect("the template is valid")
             .progress_chars("=> "),
         );
-        bar
+        Bar(bar)
+    }
+}
+
+/// An `indicatif` bar as the library's [`Progress`]: the library reports, the command line
+/// draws.
+pub struct Bar(pub ProgressBar);
+
+impl std::ops::Deref for Bar {
+    type Target = ProgressBar;
+
+    fn deref(&self) -> &ProgressBar {
+        &self.0
+    }
+}
+
+impl Progress for Bar {
+    fn set_length(&self, len: u64) {
+        self.0.set_length(len);
+    }
+
+    fn set_position(&self, position: u64) {
+        self.0.set_position(position);
+    }
+
+    fn inc(&self, delta: u64) {
+        self.0.inc(delta);
+    }
+
+    fn set_message(&self, message: &str) {
+        self.0.set_message(message.to_string());
+    }
+
+    fn reset(&self) {
+        self.0.reset();
     }
 }
 

@@ -514,7 +514,7 @@ fn train_model(
                 x: d.x,
             })
             .collect();
-        cwtext::learn::rehearsal::fill(&mut model, &examples, rehearsal);
+        cwtext::jobs::train::fill_rehearsal(&mut model, &examples, rehearsal);
     }
     Ok(model)
 }

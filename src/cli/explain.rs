@@ -56,7 +56,7 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     let doc =
         cwtext::text::input::document_from_bytes(&bytes, &path, pipeline.config().input_limits())?;
-    let x = cwtext::jobs::train::featurize_document(&mut pipeline, &doc, &path)?;
+    let x = cwtext::text::featurize::featurize_document(&mut pipeline, &doc, &path)?;
     let why = explain(&model, vocabulary.as_deref(), &mut pipeline, &doc, &x)?;
     let probabilities = model
         .predict(&x, args.sampling.method())

@@ -216,7 +216,7 @@ fn classify_chunk(
     chunk: &[PathBuf],
     args: &LabelArgs,
     keep_text: bool,
-    progress: &indicatif::ProgressBar,
+    progress: &dyn cwtext::progress::Progress,
 ) -> anyhow::Result<Vec<cwtext::Result<Labelled>>> {
     let method = args.sampling.method();
     Ok(if keep_text {

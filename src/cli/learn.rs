@@ -12,8 +12,8 @@ use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
 use cwtext::jobs::corpus::{list_files, scan_labelled};
-use cwtext::jobs::train::featurize_file;
 use cwtext::model::Model;
+use cwtext::text::featurize::featurize_file;
 use cwtext::text::pipeline::Pipeline;
 
 const EXAMPLES: &str = "\
@@ -141,7 +141,7 @@ impl Source {
                     &path,
                     pipeline.config().input_limits(),
                 )?;
-                cwtext::jobs::train::featurize_document(pipeline, &doc, &path)
+                cwtext::text::featurize::featurize_document(pipeline, &doc, &path)
             }
         }
     }

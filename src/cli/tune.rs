@@ -140,7 +140,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         fit,
         skipped,
         ..
-    } = train_corpus(&corpus, &settings, None, &indicatif::ProgressBar::hidden())?;
+    } = train_corpus(&corpus, &settings, None, &cwtext::progress::NoProgress)?;
     let outcome = super::common::report_skipped(ui, &skipped);
     model.save(&args.output)?;
     let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));

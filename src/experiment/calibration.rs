@@ -4,7 +4,7 @@
 //! both on a corpus's training split and reports test-set calibration of model B under each way
 //! of choosing its scale, beside the scale fitted on the test set itself (the oracle).
 
-use indicatif::ProgressBar;
+use crate::progress::NoProgress;
 
 use crate::error::Result;
 use crate::jobs::train::{train_examples, Example, TrainSettings};
@@ -74,7 +74,7 @@ pub fn run(
     held_out: &dyn Fn(&Example) -> bool,
     test: &[Example],
 ) -> Result<Vec<Row>> {
-    let hidden = ProgressBar::hidden();
+    let hidden = NoProgress;
     let (held, kept): (Vec<&Example>, Vec<&Example>) = train.iter().partition(|e| held_out(e));
     let kept_owned: Vec<Example> = kept.iter().map(|&e| e.clone()).collect();
     let none = |_: &Example| 0;

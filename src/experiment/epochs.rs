@@ -8,7 +8,7 @@
 //! and epochs; here the split is the harder by-date train/test split, the features are cwtext's
 //! default pipeline (unigrams and bigrams, log term frequency, unit length) and η is the default.
 
-use indicatif::ProgressBar;
+use crate::progress::{NoProgress, Progress};
 use rayon::prelude::*;
 
 use crate::jobs::train::{Example, TrainSettings, Trainer};
@@ -128,7 +128,7 @@ pub fn run(
     train: &[Example],
     test: &[Example],
     epochs: usize,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> crate::Result<Vec<Curve>> {
     // Validate every configuration before any long work.
     let settings: Vec<TrainSettings> = configs
@@ -154,7 +154,7 @@ pub fn run(
         .map(|(config, s)| {
             let start = std::time::Instant::now();
             let mut trainer = Trainer::new(s, labels).expect("validated above");
-            let hidden = ProgressBar::hidden();
+            let hidden = NoProgress;
             let accuracy = (0..epochs)
                 .map(|_| {
                     trainer.epoch(train, &hidden);

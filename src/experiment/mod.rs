@@ -21,7 +21,7 @@ pub mod synthetic;
 
 use std::path::Path;
 
-use indicatif::ProgressBar;
+use crate::progress::Progress;
 
 use crate::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
 use crate::jobs::train::{featurize_corpus, Example};
@@ -50,7 +50,7 @@ impl Split {
         train_glob: &str,
         test_glob: &str,
         pipeline: &PipelineConfig,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
     ) -> Result<Split> {
         let mut warnings = Vec::new();
         let mut read = |glob: &str| -> Result<(LabelledCorpus, Vec<Example>)> {

@@ -3,7 +3,7 @@
 //! models, their uniform average ("L2"), their KL combination, and iterative parameter mixing
 //! (KL-mixed after every epoch).
 
-use indicatif::ProgressBar;
+use crate::progress::NoProgress;
 
 use super::epochs::accuracy;
 use super::mean_sd;
@@ -46,7 +46,7 @@ pub fn run(
     shards: usize,
     shard: &dyn Fn(&Example) -> usize,
 ) -> crate::Result<Vec<Line>> {
-    let hidden = ProgressBar::hidden();
+    let hidden = NoProgress;
     let single = train_examples(train, labels.to_vec(), base, None, shard, &hidden)?;
     let separate = TrainSettings {
         sharding: Sharding { shards, mix: false },

@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use indicatif::ProgressBar;
+use crate::progress::Progress;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::jobs::train::featurize_document;
 use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
+use crate::text::featurize::featurize_document;
 use crate::text::input::{read_document, Document};
 use crate::text::pipeline::Pipeline;
 
@@ -40,7 +40,7 @@ pub fn classify_files(
     model: &Model,
     files: &[PathBuf],
     method: Method,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<Result<Prediction>>> {
     classify_each(model, files, method, progress, |_| ())
         .map(|results| results.into_iter().map(|r| r.map(|(p, ())| p)).collect())
@@ -51,7 +51,7 @@ pub fn classify_files_keeping_text(
     model: &Model,
     files: &[PathBuf],
     method: Method,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<Result<(Prediction, DocumentText)>>> {
     classify_each(model, files, method, progress, DocumentText::of)
 }
@@ -62,7 +62,7 @@ fn classify_each<T: Send>(
     model: &Model,
     files: &[PathBuf],
     method: Method,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
     keep: impl Fn(Document) -> T + Sync,
 ) -> Result<Vec<Result<(Prediction, T)>>> {
     Pipeline::new(model.pipeline())?;

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use indicatif::ProgressBar;
+use crate::progress::NoProgress;
 use timely::dataflow::operators::vec::Broadcast;
 use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
@@ -27,12 +27,13 @@ use timely::dataflow::InputHandle;
 use crate::error::{Error, Result};
 use crate::jobs::corpus::{scan_labelled, FileFilter};
 use crate::jobs::train::{
-    featurize_files, held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS,
-    MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
+    held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS,
+    SHRINKAGE_SAMPLE,
 };
 use crate::learn::learner::{Learner, ScoreGaussian};
 use crate::model::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
+use crate::text::featurize::featurize_files;
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).
 #[derive(Debug, Clone)]
@@ -149,7 +150,7 @@ fn run_worker(
         .filter(|(_, (path, _))| shard_of(&corpus.root, path, peers) == index)
         .map(|(i, (path, label))| (i, path, *label))
         .collect();
-    let results = featurize_files(&mine, |m| m.1, &settings.pipeline, &ProgressBar::hidden())?;
+    let results = featurize_files(&mine, |m| m.1, &settings.pipeline, &NoProgress)?;
     let mut part = Vec::with_capacity(mine.len());
     let mut skipped = 0usize;
     for (result, &(file, _, label)) in results.into_iter().zip(&mine) {
@@ -169,7 +170,7 @@ fn run_worker(
         ..settings.clone()
     };
     let mut trainer = Trainer::new(&shard_settings, corpus.labels.len())?;
-    let hidden = ProgressBar::hidden();
+    let hidden = NoProgress;
     let mut round = 0u64;
     // Every process continues from the KL mix of all processes' weight tables.
     type Exchange<'a> = dyn FnMut(u64, Vec<u8>, &mut timely::worker::Worker) -> Vec<Message> + 'a;

@@ -2,9 +2,9 @@
 //! the online learner over it for several epochs, reshuffled each epoch from the seed. Holding the
 //! sparse vectors instead of the texts keeps memory small and makes later epochs cheap.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use indicatif::ProgressBar;
+use crate::progress::{NoProgress, Progress};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -18,6 +18,7 @@ use crate::model::{
     CalibrationInfo, LearnerConfig, Model, ModelHeader, Selection, SelectionTrial, TrainingStats,
     WeightEncoding,
 };
+use crate::text::featurize::{featurize_document, featurize_files};
 use crate::text::input::{read_document, InputLimits};
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
@@ -170,61 +171,25 @@ pub struct Example {
     pub file: usize,
 }
 
-/// Reads one file and runs the pipeline on it. A document without any word is an error, since
-/// nothing can be learned from or said about it.
-pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVector> {
-    let doc = read_document(path, pipeline.config().input_limits())?;
-    featurize_document(pipeline, &doc, path)
-}
-
-/// Runs the pipeline on a parsed document from `path`: an error when it has no word, a warning
-/// when it had more tokens than the limit.
-pub fn featurize_document(
-    pipeline: &mut Pipeline,
-    doc: &crate::text::input::Document,
-    path: &Path,
-) -> Result<FeatureVector> {
-    let x = pipeline.features(doc).ok_or_else(|| Error::EmptyDocument {
-        path: path.to_path_buf(),
-    })?;
-    if pipeline.truncated() {
-        log::warn!(
-            "{}: more than {} tokens, only the first were used (--max-tokens)",
-            path.display(),
-            pipeline.config().max_tokens
-        );
-    }
-    Ok(x)
-}
-
-/// Featurises files in parallel; results come back in the input order, so the outcome does not
-/// depend on the number of threads.
-pub fn featurize_files<T: Sync>(
-    items: &[T],
-    path_of: impl Fn(&T) -> &PathBuf + Sync,
-    config: &PipelineConfig,
-    progress: &ProgressBar,
-) -> Result<Vec<Result<FeatureVector>>> {
-    // Validate once up front so that worker threads cannot fail on the configuration.
-    Pipeline::new(config)?;
-    Ok(items
-        .par_iter()
-        .map_init(
-            || Pipeline::new(config).expect("validated above"),
-            |pipeline, item| {
-                let result = featurize_file(pipeline, path_of(item));
-                progress.inc(1);
-                result
-            },
+/// Gives a freshly trained `model` its rehearsal memory: up to `capacity` of each label's
+/// training `examples` (offered in the given order, which the corpus fixes), with the model's
+/// scores on them as references ([`crate::learn::rehearsal`]). `train` calls it on the final
+/// model.
+pub fn fill_rehearsal(model: &mut Model, examples: &[Example], capacity: usize) {
+    model.rehearsal = (capacity > 0).then(|| {
+        crate::learn::rehearsal::Rehearsal::from_examples(
+            capacity,
+            &model.learner,
+            examples.iter().map(|e| (e.label, &e.x)),
         )
-        .collect())
+    });
 }
 
 /// Featurises a labelled corpus; per-file problems are returned as skipped errors.
 pub fn featurize_corpus(
     corpus: &LabelledCorpus,
     config: &PipelineConfig,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<(Vec<Example>, Vec<Error>)> {
     progress.set_length(corpus.files.len() as u64);
     progress.set_message("reading");
@@ -270,7 +235,7 @@ impl Trainer {
 
     /// One pass over `examples` in a fresh random order; returns the online (progressive)
     /// accuracy: predictions made before each update.
-    pub fn epoch(&mut self, examples: &[Example], progress: &ProgressBar) -> f64 {
+    pub fn epoch(&mut self, examples: &[Example], progress: &dyn Progress) -> f64 {
         if self.order.len() != examples.len() {
             self.order = (0..examples.len()).collect();
         }
@@ -400,7 +365,7 @@ pub fn train_examples(
     settings: &TrainSettings,
     start: Option<&Model>,
     shard: &dyn Fn(&Example) -> usize,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Model> {
     check_epochs(settings.epochs)?;
     if settings.sharding.shards > 1 {
@@ -415,7 +380,7 @@ pub fn train_examples(
     progress.set_length((examples.len() * settings.epochs) as u64);
     progress.set_position(0);
     for epoch in 0..settings.epochs {
-        progress.set_message(format!("epoch {}/{}", epoch + 1, settings.epochs));
+        progress.set_message(&format!("epoch {}/{}", epoch + 1, settings.epochs));
         trainer.epoch(examples, progress);
     }
     Ok(finish_model(trainer, examples, labels, settings, start))
@@ -471,7 +436,7 @@ pub fn train_sharded(
     settings: &TrainSettings,
     start: Option<&Model>,
     shard: &dyn Fn(&Example) -> usize,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<Model>> {
     let n = settings.sharding.shards;
     let mut parts: Vec<Vec<Example>> = vec![Vec::new(); n];
@@ -496,7 +461,7 @@ pub fn train_sharded(
     progress.set_length((examples.len() * settings.epochs) as u64);
     progress.set_position(0);
     for epoch in 0..settings.epochs {
-        progress.set_message(format!("epoch {}/{}", epoch + 1, settings.epochs));
+        progress.set_message(&format!("epoch {}/{}", epoch + 1, settings.epochs));
         trainers.par_iter_mut().zip(&parts).for_each(|(t, part)| {
             t.epoch(part, progress);
         });
@@ -674,7 +639,7 @@ pub fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
     start: Option<&Model>,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Trained> {
     let started = std::time::Instant::now();
     let mut candidates = settings.candidates()?;
@@ -750,7 +715,7 @@ pub fn train_corpus(
             .expect("every candidate's pipeline was featurised");
         &parts[p]
     };
-    let hidden = ProgressBar::hidden();
+    let hidden = NoProgress;
     let mut passes = 0;
     let sharded = settings.sharding.shards > 1;
     // A model on the four fifths outside the held-out fifth: a trainer to continue on
@@ -782,7 +747,7 @@ pub fn train_corpus(
     let mut partial: Option<(Partial, DiagonalLearner)> = None;
     if candidates.len() > 1 {
         if choose {
-            progress.set_message(format!("choosing among {} settings", candidates.len()));
+            progress.set_message(&format!("choosing among {} settings", candidates.len()));
             type Trial = (
                 Option<(Partial, DiagonalLearner)>,
                 SelectionTrial,
@@ -846,7 +811,7 @@ pub fn train_corpus(
         partial = Some((trained, learner));
         passes += settings.epochs;
     }
-    let train_all = |progress: &ProgressBar| {
+    let train_all = |progress: &dyn Progress| {
         train_examples(
             examples,
             labels.clone(),
@@ -865,7 +830,7 @@ pub fn train_corpus(
             progress.set_length((examples.len() * finish) as u64);
             progress.set_position(0);
             for epoch in 0..finish {
-                progress.set_message(format!("epoch {}/{finish} on every document", epoch + 1));
+                progress.set_message(&format!("epoch {}/{finish} on every document", epoch + 1));
                 trainer.epoch(examples, progress);
             }
             passes += finish;
@@ -922,7 +887,7 @@ pub fn train_corpus(
         _ => None,
     };
     // The documents `learn` protects (crate::learn::rehearsal), with the final model's scores.
-    crate::learn::rehearsal::fill(
+    fill_rehearsal(
         &mut model,
         examples,
         crate::learn::rehearsal::DEFAULT_CAPACITY,
@@ -985,7 +950,7 @@ fn split_held<'a>(
 pub fn featurize_corpus_many(
     corpus: &LabelledCorpus,
     configs: &[PipelineConfig],
-    progress: &ProgressBar,
+    progress: &dyn Progress,
 ) -> Result<Vec<(Vec<Example>, Vec<Error>)>> {
     for config in configs {
         Pipeline::new(config)?;

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use indicatif::ProgressBar;
+use crate::progress::{NoProgress, Progress};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -199,7 +199,7 @@ fn run_trial(
 ) -> Result<Trial> {
     let start = std::time::Instant::now();
     let mut trainer = Trainer::new(settings, labels)?;
-    let hidden = ProgressBar::hidden();
+    let hidden = NoProgress;
     let (mut best, mut best_epoch, mut best_right) = (-1.0, 0, Vec::new());
     for epoch in 1..=settings.epochs {
         trainer.epoch(train, &hidden);
@@ -243,7 +243,7 @@ pub fn search(
     base: &TrainSettings,
     budget: usize,
     parallel: usize,
-    progress: &ProgressBar,
+    progress: &dyn Progress,
     report: &mut dyn FnMut(&Trial),
 ) -> Result<Search> {
     if budget == 0 {
@@ -269,7 +269,7 @@ pub fn search(
         for c in round {
             if !cache.contains_key(&c.features) {
                 let pipeline = c.pipeline(&base.pipeline)?;
-                let (examples, _) = featurize_corpus(corpus, &pipeline, &ProgressBar::hidden())?;
+                let (examples, _) = featurize_corpus(corpus, &pipeline, &NoProgress)?;
                 let (validation, train): (Vec<Example>, Vec<Example>) = examples
                     .into_iter()
                     .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));

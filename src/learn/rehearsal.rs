@@ -34,23 +34,6 @@ const TOLERANCE: f64 = 1e-5;
 /// Documents kept per label by default.
 pub const DEFAULT_CAPACITY: usize = 32;
 
-/// Gives a freshly trained `model` its rehearsal memory: up to `capacity` of each label's
-/// training `examples` (offered in the given order, which the corpus fixes), with the model's
-/// scores on them as references. `train` calls it on the final model.
-pub fn fill(
-    model: &mut crate::model::Model,
-    examples: &[crate::jobs::train::Example],
-    capacity: usize,
-) {
-    model.rehearsal = (capacity > 0).then(|| {
-        Rehearsal::from_examples(
-            capacity,
-            &model.learner,
-            examples.iter().map(|e| (e.label, &e.x)),
-        )
-    });
-}
-
 /// Per label, a reservoir of feature vectors and how many documents were offered to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rehearsal {

@@ -3,10 +3,13 @@
 //! [`input`] decodes any file into a [`input::Document`] (text encodings, email); [`pipeline`] is
 //! the configured chain of stages (tokenise, filter, n-grams, hash, weight) stored in every
 //! model; [`subword_trainer`] trains the BPE or WordPiece vocabulary a subword pipeline stores;
-//! [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`.
+//! [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`;
+//! [`featurize`] runs a pipeline on a file or document, the step training and inference share.
 //!
-//! **May use:** the crate root's foundation ([`crate::error`], [`crate::features`]) and nothing else of the crate: no learner, model or job.
+//! **May use:** the crate root's foundation ([`crate::error`], [`crate::features`],
+//! [`crate::progress`]) and nothing else of the crate: no learner, model or job.
 
+pub mod featurize;
 pub mod input;
 pub mod pipeline;
 pub mod subword_trainer;

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use crate::progress::Progress;
 use crate::text::pipeline::hash::HashMap;
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -47,7 +47,7 @@ impl Vocabulary {
         path_of: impl Fn(&T) -> &Path + Sync,
         config: &PipelineConfig,
         texts_per_bucket: usize,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
     ) -> Result<Vocabulary> {
         if texts_per_bucket == 0 {
             return Err(crate::error::Error::InvalidSetting(
@@ -174,6 +174,7 @@ impl Vocabulary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::NoProgress;
     use crate::text::pipeline::hash::{bucket, token_hash, NS_BODY};
     use std::path::PathBuf;
 
@@ -190,8 +191,7 @@ mod tests {
             })
             .collect();
         let config = PipelineConfig::default();
-        let vocabulary =
-            Vocabulary::collect(&files, |p| p, &config, 3, &ProgressBar::hidden()).unwrap();
+        let vocabulary = Vocabulary::collect(&files, |p| p, &config, 3, &NoProgress).unwrap();
         let at = |word: &str| bucket(token_hash(NS_BODY, word), config.hash_bits);
         let orbit = vocabulary.get(at("orbit")).unwrap();
         assert_eq!(orbit.texts, ["orbit"]);
@@ -217,8 +217,8 @@ mod tests {
         assert_eq!(orbit.distinct, 2);
         assert!(both.get(at("nothing here")).is_none());
         // One text per bucket: the most frequent.
-        let one = Vocabulary::collect(&files, |p| p, &config, 1, &ProgressBar::hidden()).unwrap();
+        let one = Vocabulary::collect(&files, |p| p, &config, 1, &NoProgress).unwrap();
         assert_eq!(one.get(at("orbit")).unwrap().texts, ["orbit"]);
-        assert!(Vocabulary::collect(&files, |p| p, &config, 0, &ProgressBar::hidden()).is_err());
+        assert!(Vocabulary::collect(&files, |p| p, &config, 0, &NoProgress).is_err());
     }
 }

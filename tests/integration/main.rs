@@ -9,6 +9,7 @@ mod archive;
 mod bad_inputs;
 mod cli;
 mod hash_collisions;
+mod layers;
 mod learners;
 mod model_compat;
 mod reproduce;

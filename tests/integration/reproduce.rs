@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use cwtext::experiment::{epochs, shards, synthetic, Split};
 use cwtext::jobs::train::{shard_of, TrainSettings};
-use indicatif::ProgressBar;
+use cwtext::progress::NoProgress;
 
 /// A corpus under $CWTEXT_CORPORA or ~/.cache/cwtext-corpora; a missing one fails the test with
 /// the command that fetches it.
@@ -44,7 +44,7 @@ fn newsgroups(settings: &TrainSettings) -> Split {
         "train-*",
         "test-*",
         &settings.pipeline,
-        &ProgressBar::hidden(),
+        &NoProgress,
     )
     .unwrap();
     assert_eq!((split.labels.len(), split.train.len()), (20, 11_293));
@@ -106,7 +106,7 @@ fn reproduce_emnlp2009_epochs() {
         &split.train,
         &split.test,
         10,
-        &ProgressBar::hidden(),
+        &NoProgress,
     )
     .unwrap();
     let epochs = |name: &str| -> Vec<f64> {

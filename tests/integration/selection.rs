@@ -4,8 +4,8 @@
 
 use cwtext::jobs::corpus::{scan_labelled, FileFilter};
 use cwtext::jobs::train::{train_corpus, Choose, TrainSettings};
+use cwtext::progress::NoProgress;
 use cwtext::text::pipeline::PipelineConfig;
-use indicatif::ProgressBar;
 
 /// Questions that differ only in their question word (who / where / when / how many): the
 /// subjects are drawn from one pool for every label, so the English stop-word list, which holds
@@ -78,7 +78,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
         stopwords: true,
         eta: true,
     };
-    let trained = train_corpus(&corpus, &settings(all), None, &ProgressBar::hidden()).unwrap();
+    let trained = train_corpus(&corpus, &settings(all), None, &NoProgress).unwrap();
     let selection = trained
         .selection
         .expect("four candidates and 96 held-out questions");
@@ -114,15 +114,7 @@ fn nothing_free_means_nothing_chosen_and_the_same_bytes_each_time() {
     let dir = tempfile::tempdir().unwrap();
     question_corpus(dir.path(), 40);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-    let run = || {
-        train_corpus(
-            &corpus,
-            &settings(Choose::default()),
-            None,
-            &ProgressBar::hidden(),
-        )
-        .unwrap()
-    };
+    let run = || train_corpus(&corpus, &settings(Choose::default()), None, &NoProgress).unwrap();
     let (a, b) = (run(), run());
     assert!(a.selection.is_none());
     assert_eq!(a.model.to_bytes(), b.model.to_bytes());

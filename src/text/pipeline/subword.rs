@@ -330,11 +330,11 @@ mod tests {
     #[cfg(not(feature = "subword"))]
     #[test]
     fn without_the_feature_a_subword_model_is_refused_clearly() {
-        let config = super::super::config::TokenizerConfig::Bpe(Bpe {
+        let vocabulary = Bpe {
             pieces: vec!["a".into()],
             merges: vec![],
-        });
-        let err = config.build(false).err().unwrap().to_string();
+        };
+        let err = vocabulary.build(false).err().unwrap().to_string();
         assert!(err.contains("BPE pieces"), "{err}");
         assert!(err.contains("--features subword"), "{err}");
     }

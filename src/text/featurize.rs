@@ -1,0 +1,63 @@
+//! Featurisation: a document through a pipeline into a [`FeatureVector`], the one step that
+//! training and every kind of inference (classify, label, explain, learn) share, so that a
+//! model always sees its documents the way it was trained on them.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::features::FeatureVector;
+use crate::progress::Progress;
+use crate::text::input::read_document;
+use crate::text::pipeline::{Pipeline, PipelineConfig};
+
+/// Reads one file and runs the pipeline on it. A document without any word is an error, since
+/// nothing can be learned from or said about it.
+pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVector> {
+    let doc = read_document(path, pipeline.config().input_limits())?;
+    featurize_document(pipeline, &doc, path)
+}
+
+/// Runs the pipeline on a parsed document from `path`: an error when it has no word, a warning
+/// when it had more tokens than the limit.
+pub fn featurize_document(
+    pipeline: &mut Pipeline,
+    doc: &crate::text::input::Document,
+    path: &Path,
+) -> Result<FeatureVector> {
+    let x = pipeline.features(doc).ok_or_else(|| Error::EmptyDocument {
+        path: path.to_path_buf(),
+    })?;
+    if pipeline.truncated() {
+        log::warn!(
+            "{}: more than {} tokens, only the first were used (--max-tokens)",
+            path.display(),
+            pipeline.config().max_tokens
+        );
+    }
+    Ok(x)
+}
+
+/// Featurises files in parallel; results come back in the input order, so the outcome does not
+/// depend on the number of threads.
+pub fn featurize_files<T: Sync>(
+    items: &[T],
+    path_of: impl Fn(&T) -> &PathBuf + Sync,
+    config: &PipelineConfig,
+    progress: &dyn Progress,
+) -> Result<Vec<Result<FeatureVector>>> {
+    // Validate once up front so that worker threads cannot fail on the configuration.
+    Pipeline::new(config)?;
+    Ok(items
+        .par_iter()
+        .map_init(
+            || Pipeline::new(config).expect("validated above"),
+            |pipeline, item| {
+                let result = featurize_file(pipeline, path_of(item));
+                progress.inc(1);
+                result
+            },
+        )
+        .collect())
+}
