@@ -182,8 +182,7 @@ impl Candidate {
             if f.symbols { "yes" } else { "no" },
             if f.stem { "english" } else { "none" },
             f.ngrams,
-            clap::ValueEnum::to_possible_value(&f.values)
-                .map_or_else(String::new, |v| v.get_name().to_string())
+            f.values.name()
         )
     }
 }

@@ -26,7 +26,8 @@ use crate::learn::learner::DiagonalLearner;
 use crate::model::{LearnerConfig, Model, TrainingStats};
 
 /// How to combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum MergeMethod {
     /// The Gaussian closest in summed KL divergence: precision-weighted means, averaged precisions.

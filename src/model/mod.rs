@@ -81,7 +81,8 @@ impl Checksum {
 const PREFIX: usize = 16;
 
 /// How the weights are stored on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum WeightEncoding {
     /// 4 bytes a value: exactly what was trained.

@@ -166,7 +166,7 @@ fn synthetic_orderings_hold() {
 /// Every valid combination of rule, projection and strategy.
 fn combinations() -> Vec<CwConfig> {
     let mut out = Vec::new();
-    for &rule in <RuleKind as clap::ValueEnum>::value_variants() {
+    for rule in RuleKind::ALL {
         for projection in [
             ProjectionKind::Kl,
             ProjectionKind::L2,

@@ -1,12 +1,16 @@
 //! cwtext's integration tests, one test binary (as ripgrep does) so that a test run links once.
 //! Each module was a test binary of its own; `cargo test --test integration MODULE::` runs one,
-//! e.g. `cargo test --release --test integration reproduce:: -- --ignored`.
+//! e.g. `cargo test --release --test integration reproduce:: -- --ignored`. The modules that run
+//! the `cwtext` binary need the `cli` feature; the others test the library alone.
 
+#[cfg(feature = "cli")]
 mod common;
 
-#[cfg(feature = "archive")]
+#[cfg(all(feature = "cli", feature = "archive"))]
 mod archive;
+#[cfg(feature = "cli")]
 mod bad_inputs;
+#[cfg(feature = "cli")]
 mod cli;
 mod hash_collisions;
 mod layers;

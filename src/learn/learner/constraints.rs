@@ -101,7 +101,8 @@ impl<'de> Deserialize<'de> for KBest {
 }
 
 /// The configured strategy, as stored in the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum ConstraintKind {
     /// k = 1: one constraint against the best-scoring wrong label (§5.1; EMNLP's best after

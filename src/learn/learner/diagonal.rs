@@ -40,7 +40,8 @@ impl Terms {
 }
 
 /// Where the weights of a label added to a trained model start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LabelStart {
     /// The prior N(0, a·I), as every label starts in training.
     Prior,

@@ -65,7 +65,8 @@ pub fn argmax(scores: &[f64]) -> usize {
 }
 
 /// The algorithms a user picks by name (`--algo`); CW's own rule is picked by `--update`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Algorithm {
     /// Confidence-weighted learning, var or stdev update (the default).
     Cw,
@@ -120,12 +121,33 @@ impl Algorithm {
         }
     }
 
-    /// The name as typed on the command line.
+    /// Every algorithm, in the order `--help` lists them.
+    pub const ALL: [Algorithm; 9] = [
+        Algorithm::Cw,
+        Algorithm::Arow,
+        Algorithm::Scw1,
+        Algorithm::Scw2,
+        Algorithm::Perceptron,
+        Algorithm::AveragedPerceptron,
+        Algorithm::Pa,
+        Algorithm::Pa1,
+        Algorithm::Pa2,
+    ];
+
+    /// The name as typed on the command line (`--algo`).
     pub fn name(self) -> String {
-        use clap::ValueEnum;
-        self.to_possible_value()
-            .map(|v| v.get_name().to_string())
-            .unwrap_or_default()
+        match self {
+            Algorithm::Cw => "cw",
+            Algorithm::Arow => "arow",
+            Algorithm::Scw1 => "scw1",
+            Algorithm::Scw2 => "scw2",
+            Algorithm::Perceptron => "perceptron",
+            Algorithm::AveragedPerceptron => "averaged-perceptron",
+            Algorithm::Pa => "pa",
+            Algorithm::Pa1 => "pa1",
+            Algorithm::Pa2 => "pa2",
+        }
+        .to_string()
     }
 }
 
@@ -401,5 +423,19 @@ mod tests {
     fn argmax_takes_the_first_of_ties() {
         assert_eq!(argmax(&[1.0, 3.0, 3.0]), 1);
         assert_eq!(argmax(&[0.0, 0.0]), 0);
+    }
+
+    /// The names the library prints are the names the command line takes.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn names_are_the_command_line_names() {
+        use clap::ValueEnum;
+        assert_eq!(Algorithm::ALL.as_slice(), Algorithm::value_variants());
+        for a in Algorithm::ALL {
+            assert_eq!(a.name(), a.to_possible_value().unwrap().get_name());
+        }
+        for v in crate::text::pipeline::weighting::ValueKind::value_variants() {
+            assert_eq!(v.name(), v.to_possible_value().unwrap().get_name());
+        }
     }
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::rule::Step;
 
 /// The configured projection, as stored in the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum ProjectionKind {
     /// Diagonalise the precision, the KL projection (JMLR 2012 §6.1):

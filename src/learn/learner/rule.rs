@@ -85,7 +85,8 @@ pub trait UpdateRule: Send + Sync {
 }
 
 /// The configured rule, as stored in the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum RuleKind {
     /// CW-Var: the linearised variance constraint m ≥ φv (JMLR 2012, Lemma 1).
@@ -109,6 +110,19 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
+    /// Every rule (a test checks the list against the enum, with the `cli` feature's clap).
+    pub const ALL: [RuleKind; 9] = [
+        RuleKind::Var,
+        RuleKind::Stdev,
+        RuleKind::Arow,
+        RuleKind::Scw1,
+        RuleKind::Scw2,
+        RuleKind::Perceptron,
+        RuleKind::Pa,
+        RuleKind::Pa1,
+        RuleKind::Pa2,
+    ];
+
     pub fn rule(self) -> &'static dyn UpdateRule {
         match self {
             RuleKind::Var => &CwVar,
@@ -472,7 +486,7 @@ mod tests {
     fn no_update_when_the_constraint_already_holds() {
         // var: m = 2 ≥ φv = 1; stdev: m = 2 ≥ φ√v = 1; the soft rules likewise.
         // Every rule, so that a new one is checked too.
-        for &rule in <RuleKind as clap::ValueEnum>::value_variants() {
+        for rule in RuleKind::ALL {
             assert_eq!(
                 rule.rule().step(2.0, 1.0, &params(1.0)),
                 Step::NONE,
@@ -491,5 +505,14 @@ mod tests {
         }
         assert_eq!(CwVar.step(-1.0, 1.0, &params(0.0)), Step::NONE);
         assert_eq!(CwStdev.step(-1.0, 1.0, &params(0.0)), Step::NONE);
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn all_lists_every_rule() {
+        assert_eq!(
+            RuleKind::ALL.as_slice(),
+            <RuleKind as clap::ValueEnum>::value_variants()
+        );
     }
 }

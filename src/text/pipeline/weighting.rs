@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 /// How a feature's count becomes its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
     /// 1 for a present feature.
@@ -12,6 +13,17 @@ pub enum ValueKind {
     Tf,
     /// 1 + ln(count).
     LogTf,
+}
+
+impl ValueKind {
+    /// The name as typed on the command line (`--values`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::Binary => "binary",
+            ValueKind::Tf => "tf",
+            ValueKind::LogTf => "log-tf",
+        }
+    }
 }
 
 /// The value stage, as stored in the model.
