@@ -1,24 +1,20 @@
 //! `cwtext train DIR -o MODEL`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::corpus::{scan_labelled, LabelledCorpus};
-use cwtext::jobs::train::{train_corpus, TrainSettings};
-use cwtext::learn::learner::{
-    Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind,
-};
+use cwtext::jobs::corpus::scan_labelled;
+use cwtext::jobs::plan::{ClusterRequest, TrainOutcome, TrainPlan, TrainRequest};
+use cwtext::learn::learner::{Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind};
 use cwtext::model::WeightEncoding;
-use cwtext::text::pipeline::config::FilterConfig;
 use cwtext::text::pipeline::stem::StemLanguage;
-use cwtext::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
-use cwtext::text::pipeline::weighting::{ValueConfig, ValueKind};
-use cwtext::text::pipeline::{stopwords, PipelineConfig};
-use cwtext::text::vocabulary::Vocabulary;
+use cwtext::text::pipeline::subword::SubwordKind;
+use cwtext::text::pipeline::weighting::ValueKind;
+use cwtext::text::pipeline::PipelineConfig;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -232,43 +228,31 @@ pub struct TrainArgs {
 }
 
 #[cfg(feature = "cluster")]
-fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow::Result<Outcome> {
-    anyhow::ensure!(
-        args.shards == 1 && args.resume.is_none(),
-        "invalid setting: --cluster trains one shard per process; it does not combine with --shards or --resume"
-    );
-    anyhow::ensure!(
-        args.processes >= 1 && (args.processes == 1 || args.hostfile.is_some()),
-        "invalid setting: --cluster with {} processes needs --hostfile (one host:port line per process)",
-        args.processes
-    );
-    settings.sharding = cwtext::jobs::train::Sharding {
-        shards: args.processes,
-        mix: true,
-    };
+fn run_cluster(args: &TrainArgs, mut plan: TrainPlan, ui: &Ui) -> anyhow::Result<Outcome> {
+    let request = plan.cluster().expect("a cluster plan").clone();
     let start = Instant::now();
-    if let Some(spec) = args.subword()? {
+    if plan.subword().is_some() {
         // Every process trains the same vocabulary on the whole corpus (training is
         // deterministic), so no process has to send it to the others.
         let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
-        train_vocabulary(&spec, &corpus, &mut settings, ui)?;
+        plan.train_vocabulary(&corpus, &mut |note| ui.info(note))?;
     }
     let cluster = cwtext::jobs::cluster::ClusterConfig {
-        processes: args.processes,
-        process: args.process,
-        hostfile: args.hostfile.clone(),
+        processes: request.processes,
+        process: request.process,
+        hostfile: request.hostfile.clone(),
     };
     let outcome = cwtext::jobs::cluster::train(
         &cluster,
         &args.dir,
         &args.filter.build()?,
-        &settings,
+        plan.settings(),
         &args.output,
     )?;
     match outcome {
         Some(o) => ui.info(format!(
             "process 0 of {}: wrote {} ({} documents, {} skipped) in {:.1}s",
-            args.processes,
+            request.processes,
             args.output.display(),
             o.documents,
             o.skipped,
@@ -276,8 +260,8 @@ fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow
         )),
         None => ui.info(format!(
             "process {} of {}: done in {:.1}s (process 0 writes the model)",
-            args.process,
-            args.processes,
+            request.process,
+            request.processes,
             start.elapsed().as_secs_f64()
         )),
     }
@@ -285,7 +269,7 @@ fn run_cluster(args: &TrainArgs, mut settings: TrainSettings, ui: &Ui) -> anyhow
 }
 
 #[cfg(not(feature = "cluster"))]
-fn run_cluster(_: &TrainArgs, _: TrainSettings, _: &Ui) -> anyhow::Result<Outcome> {
+fn run_cluster(_: &TrainArgs, _: TrainPlan, _: &Ui) -> anyhow::Result<Outcome> {
     anyhow::bail!("this cwtext was built without the `cluster` feature: rebuild with `cargo build --release --features cluster`")
 }
 
@@ -299,189 +283,72 @@ fn parse_update(s: &str) -> Result<RuleKind, String> {
 }
 
 impl TrainArgs {
-    /// The learner settings from `--algo`, `--update` and the rest.
-    pub fn learner(&self) -> anyhow::Result<CwConfig> {
-        let (rule, average) = self.algo.rule(self.update)?;
-        if rule.is_first_order() {
-            if let Some(p) = self.projection {
-                anyhow::bail!(
-                    "invalid setting: --projection {} changes the covariance, which --algo {} does not have",
-                    format!("{p:?}").to_lowercase(),
-                    self.algo.name()
-                );
-            }
-        }
-        Ok(CwConfig {
-            rule,
-            projection: self.projection.unwrap_or(ProjectionKind::Kl),
+    /// The flags as a library request (checked by [`TrainRequest::plan`]).
+    pub fn request(&self) -> TrainRequest {
+        TrainRequest {
+            algorithm: self.algo,
+            update: self.update,
+            projection: self.projection,
             constraints: self.constraints,
-            k: self.k.unwrap_or_default(),
-            eta: self.eta.unwrap_or(CwConfig::default().eta),
-            initial_variance: self.initial_variance,
-            r: self.arow_r,
+            k: self.k,
+            eta: self.eta,
+            arow_r: self.arow_r,
             c: self.c,
-            average,
             binary: self.binary,
-        })
-    }
-
-    /// The subword vocabulary to train, validated; `None` for word features.
-    pub fn subword(&self) -> anyhow::Result<Option<SubwordSpec>> {
-        let Some(kind) = self.tokenizer.subword() else {
-            if let Some(n) = self.vocab_size {
-                anyhow::bail!(
-                    "invalid setting: --vocab-size {n} needs --tokenizer bpe or wordpiece (words have no vocabulary to train)"
-                );
-            }
-            return Ok(None);
-        };
-        let tokenizer = kind.display_name();
-        // Pieces are not words: a stop-word list would drop "a", "in" or "the" from inside
-        // words, and a stemmer would cut pieces that are already stems or endings.
-        if let Some(list) = self.stopwords.as_deref().filter(|l| *l != "none") {
-            anyhow::bail!(
-                "invalid setting: --stopwords {list} does not combine with --tokenizer {}: stop-word lists hold words, and would also drop pieces inside words (\"a\", \"in\"); {tokenizer} pieces are used without one",
-                kind.flag()
-            );
-        }
-        if self.stem.is_some() {
-            anyhow::bail!(
-                "invalid setting: --stem does not combine with --tokenizer {}: {tokenizer} pieces are not words to stem",
-                kind.flag()
-            );
-        }
-        if self.resume.is_some() {
-            anyhow::bail!(
-                "invalid setting: --tokenizer does not combine with --resume: a continued model keeps its own tokeniser and vocabulary"
-            );
-        }
-        Ok(Some(SubwordSpec::new(
-            kind,
-            self.vocab_size.unwrap_or(DEFAULT_VOCAB_SIZE),
-        )?))
-    }
-
-    /// Turns the flags into settings (validated when training starts).
-    fn settings(&self) -> anyhow::Result<TrainSettings> {
-        let mut filters = vec![
-            FilterConfig::Lowercase,
-            FilterConfig::MaxLength {
-                chars: self.max_token_length,
-            },
-        ];
-        let default_list = match self.tokenizer.subword() {
-            None => "english",
-            Some(_) => "none",
-        };
-        let list = self.stopwords.as_deref().unwrap_or(default_list);
-        if list != "none" {
-            filters.push(FilterConfig::StopWords {
-                name: list.to_string(),
-                words: stopwords::load(list)?,
-            });
-        }
-        if let Some(language) = self.stem {
-            filters.push(FilterConfig::Stem { language });
-        }
-        Ok(TrainSettings {
-            pipeline: PipelineConfig {
-                filters,
-                max_ngram: self.ngrams,
-                hash_bits: self.hash_bits,
-                values: ValueConfig {
-                    kind: self.values,
-                    l2_normalize: !self.no_normalize,
-                },
-                bias: !self.no_bias,
-                email_headers: !self.no_email_headers,
-                symbols: !self.no_symbols,
-                max_document_bytes: self.max_document_bytes,
-                max_tokens: self.max_tokens,
-                max_mime_depth: self.max_mime_depth,
-                ..PipelineConfig::default()
-            },
-            learner: self.learner()?,
+            initial_variance: self.initial_variance,
+            hash_bits: self.hash_bits,
+            ngrams: self.ngrams,
+            values: self.values,
+            normalize: !self.no_normalize,
+            subword: self.tokenizer.subword(),
+            vocab_size: self.vocab_size,
+            stopwords: self.stopwords.clone(),
+            stem: self.stem,
+            bias: !self.no_bias,
+            email_headers: !self.no_email_headers,
+            symbols: !self.no_symbols,
+            max_document_bytes: self.max_document_bytes,
+            max_tokens: self.max_tokens,
+            max_mime_depth: self.max_mime_depth,
+            max_token_length: self.max_token_length,
+            calibrate: !self.no_calibrate,
             epochs: self.epochs,
             seed: self.seed,
             encoding: self.encoding,
-            calibrate: !self.no_calibrate,
-            sharding: cwtext::jobs::train::Sharding {
-                shards: self.shards,
-                mix: self.mix,
-            },
-            choose: self.choose(),
-        })
-    }
-
-    /// What `train` chooses itself: the stop words and CW's η, unless given (or fixed by a
-    /// continued model, a cluster run or subword pieces, which take no stop words).
-    fn choose(&self) -> cwtext::jobs::train::Choose {
-        let fixed = self.resume.is_some() || self.cluster;
-        cwtext::jobs::train::Choose {
-            stopwords: !fixed && self.stopwords.is_none() && self.tokenizer == TokenizerArg::Words,
-            eta: !fixed && self.eta.is_none() && self.algo == Algorithm::Cw,
+            shards: self.shards,
+            mix: self.mix,
+            resume: self.resume.clone(),
+            cluster: self.cluster.then(|| ClusterRequest {
+                processes: self.processes,
+                process: self.process,
+                hostfile: self.hostfile.clone(),
+            }),
+            keep_vocabulary: self.keep_vocabulary,
         }
     }
 }
 
-/// Trains the subword vocabulary on the corpus and puts it into the pipeline.
-fn train_vocabulary(
-    spec: &SubwordSpec,
-    corpus: &LabelledCorpus,
-    settings: &mut TrainSettings,
-    ui: &Ui,
-) -> anyhow::Result<()> {
-    let start = Instant::now();
-    ui.info(format!(
-        "training a {} vocabulary of at most {} pieces on {} documents",
-        spec.kind().display_name(),
-        spec.vocab_size(),
-        corpus.files.len()
-    ));
-    let trained =
-        cwtext::jobs::train::train_vocabulary(corpus, spec, settings.pipeline.input_limits())?;
-    ui.info(format!(
-        "trained a {} vocabulary of {} pieces on {} documents in {:.1}s",
-        spec.kind().display_name(),
-        trained.pieces,
-        trained.documents,
-        start.elapsed().as_secs_f64()
-    ));
-    settings.pipeline.tokenizer = trained.tokenizer;
-    Ok(())
-}
-
+/// Flags → plan → run → summary.
 pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
-    let mut settings = args.settings()?;
-    let subword = args.subword()?;
-    anyhow::ensure!(
-        (1..=1024).contains(&args.shards),
-        "invalid setting: shards must be in [1, 1024], but is {}",
-        args.shards
-    );
-    if args.cluster {
-        return run_cluster(&args, settings, ui);
+    let mut plan = args.request().plan()?;
+    if plan.cluster().is_some() {
+        return run_cluster(&args, plan, ui);
     }
-    let start_model = match &args.resume {
+    let start_model = match plan.resume().map(Path::to_path_buf) {
         Some(path) => {
-            let model = cwtext::model::Model::load(path)?;
+            let model = cwtext::model::Model::load(&path)?;
             ui.info(format!(
                 "continuing {} ({} documents, {} labels) with its own pipeline and learner settings",
                 path.display(),
                 model.header.training.documents,
                 model.labels().len()
             ));
-            settings.pipeline = model.header.pipeline.clone();
-            let cwtext::model::LearnerConfig::Cw(config) = &model.header.learner;
-            settings.learner = config.clone();
-            settings.encoding = model.header.encoding;
+            plan.continue_from(&model)?;
             Some(model)
         }
         None => None,
     };
-    // Validate everything before the (possibly long) read of the corpus.
-    settings.pipeline.validate()?;
-    settings.learner.clone().validate()?;
+    let calibrate = plan.settings().calibrate;
     let start = Instant::now();
     let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
@@ -491,12 +358,14 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             corpus.labels[0]
         ));
     }
-    if let Some(spec) = &subword {
-        train_vocabulary(spec, &corpus, &mut settings, ui)?;
-    }
     let progress = ui.progress(corpus.files.len() as u64);
+    let TrainOutcome { trained, .. } =
+        plan.train(&corpus, start_model.as_ref(), &progress, &mut |note| {
+            ui.info(note)
+        })?;
+    progress.finish_and_clear();
     let cwtext::jobs::train::Trained {
-        mut model,
+        model,
         fit,
         selection,
         selection_skipped,
@@ -505,38 +374,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         learn_time,
         passes,
         continued,
-    } = train_corpus(&corpus, &settings, start_model.as_ref(), &progress)?;
-    let kept = match (&start_model, &args.resume) {
-        (Some(m), Some(path)) => super::common::vocabulary_of(m, &path.display().to_string())?,
-        _ => None,
-    };
-    if args.keep_vocabulary.is_some() || kept.is_some() {
-        let started = Instant::now();
-        let per_bucket = args.keep_vocabulary.unwrap_or_else(|| {
-            kept.as_ref()
-                .map_or(cwtext::text::vocabulary::DEFAULT_TEXTS_PER_BUCKET, |v| {
-                    v.texts_per_bucket()
-                })
-        });
-        let seen = Vocabulary::collect(
-            &corpus.files,
-            |(p, _)| p,
-            &settings.pipeline,
-            per_bucket,
-            &progress,
-        )?;
-        let vocabulary = match kept {
-            Some(old) => Vocabulary::union([&*old, &seen]),
-            None => seen,
-        };
-        ui.info(format!(
-            "kept the vocabulary: texts for {} buckets, collected in {:.1}s",
-            vocabulary.len(),
-            started.elapsed().as_secs_f64()
-        ));
-        model.set_vocabulary(Some(vocabulary));
-    }
-    progress.finish_and_clear();
+    } = trained;
     let outcome = super::common::report_skipped(ui, &skipped);
     let lock = cwtext::integrations::lock::ModelLock::acquire(&args.output)?;
     model.save(&args.output)?;
@@ -592,7 +430,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             "probabilities calibrated on {} held-out documents: variance scale {:.4} (Brier {:.4} → {:.4}; fitted {:.4} ÷ variance shrinkage {:.3} of the final model)",
             fit.held_out, fit.scale, fit.brier_before, fit.brier_after, fit.scale * fit.variance_shrinkage, fit.variance_shrinkage
         )),
-        None if settings.calibrate => ui.info(format!(
+        None if calibrate => ui.info(format!(
             "probabilities not calibrated: fewer than {} documents in the held-out fifth",
             cwtext::jobs::train::MIN_CALIBRATION_DOCUMENTS
         )),
@@ -600,4 +438,23 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     ui.info(format!("model size {:.1} MB", size as f64 / 1e6));
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::super::{Cli, Command};
+    use cwtext::jobs::plan::TrainRequest;
+
+    /// The flags' defaults are the library's: a plain `train` asks for what a library caller
+    /// gets from `TrainRequest::default()`.
+    #[test]
+    fn the_flags_defaults_are_the_library_defaults() {
+        let cli = Cli::parse_from(["cwtext", "train", "corpus", "-o", "m.cwm"]);
+        let Command::Train(args) = cli.command else {
+            panic!("not train");
+        };
+        assert_eq!(args.request(), TrainRequest::default());
+    }
 }

@@ -1,0 +1,719 @@
+//! A training run's settings, checked once: [`TrainRequest`] holds them as a user gives them
+//! (close to `cwtext train`'s flags, every choice optional), and [`TrainRequest::plan`] turns
+//! them into a [`TrainPlan`], which holds only settings that go together. Every rule about
+//! which settings combine lives here, so a library caller gets the same checks as the command
+//! line, and each error names the bad value. [`TrainPlan::train`] then runs the plan on a
+//! corpus: the subword vocabulary, the training itself and the kept vocabulary.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::jobs::corpus::LabelledCorpus;
+use crate::jobs::train::{
+    train_corpus, train_vocabulary, Choose, Sharding, TrainSettings, Trained,
+};
+use crate::learn::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
+use crate::model::{LearnerConfig, Model, WeightEncoding};
+use crate::progress::Progress;
+use crate::text::pipeline::config::FilterConfig;
+use crate::text::pipeline::stem::StemLanguage;
+use crate::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
+use crate::text::pipeline::weighting::{ValueConfig, ValueKind};
+use crate::text::pipeline::{stopwords, PipelineConfig};
+use crate::text::vocabulary::{Vocabulary, DEFAULT_TEXTS_PER_BUCKET};
+
+/// The most shards a run may ask for.
+pub const MAX_SHARDS: usize = 1024;
+
+/// A training run as a user asks for it. [`Default`] gives `cwtext train`'s defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainRequest {
+    /// The learning algorithm: CW and its relatives, or a first-order baseline.
+    pub algorithm: Algorithm,
+    /// CW's update rule (only CW takes one); `None`: stdev.
+    pub update: Option<RuleKind>,
+    /// The covariance projection (only second-order algorithms have one); `None`: KL.
+    pub projection: Option<ProjectionKind>,
+    pub constraints: ConstraintKind,
+    /// Competing labels per example for the k-best strategies; `None`: 1.
+    pub k: Option<KBest>,
+    /// CW's confidence η; `None`: chosen on the held-out fifth (CW), 0.99 otherwise.
+    pub eta: Option<f64>,
+    /// AROW's regulariser r.
+    pub arow_r: f64,
+    /// Aggressiveness C of SCW and PA.
+    pub c: f64,
+    /// The binary formulation (one weight vector for two labels).
+    pub binary: bool,
+    pub initial_variance: f64,
+    pub hash_bits: u8,
+    /// Longest n-gram.
+    pub ngrams: usize,
+    pub values: ValueKind,
+    /// Scale documents to unit length.
+    pub normalize: bool,
+    /// Subword pieces instead of words (`None`: words).
+    pub subword: Option<SubwordKind>,
+    /// The most pieces of a subword vocabulary; `None`: [`DEFAULT_VOCAB_SIZE`].
+    pub vocab_size: Option<usize>,
+    /// A built-in list, a file, or "none"; `None`: chosen (words) or none (subword pieces).
+    pub stopwords: Option<String>,
+    pub stem: Option<StemLanguage>,
+    pub bias: bool,
+    pub email_headers: bool,
+    pub symbols: bool,
+    pub max_document_bytes: usize,
+    pub max_tokens: usize,
+    pub max_mime_depth: usize,
+    pub max_token_length: usize,
+    /// Fit the probability scale on the held-out fifth.
+    pub calibrate: bool,
+    pub epochs: usize,
+    pub seed: u64,
+    pub encoding: WeightEncoding,
+    /// Shards trained in parallel threads and merged.
+    pub shards: usize,
+    /// Re-mix the shards after every epoch.
+    pub mix: bool,
+    /// Continue the model in this file: its pipeline, learner and encoding replace these
+    /// ([`TrainPlan::continue_from`]).
+    pub resume: Option<PathBuf>,
+    /// Train across processes (`train --cluster`).
+    pub cluster: Option<ClusterRequest>,
+    /// Keep the texts behind each bucket, this many per bucket.
+    pub keep_vocabulary: Option<usize>,
+}
+
+/// `train --cluster`: this process's place among the processes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterRequest {
+    pub processes: usize,
+    /// This process's index, 0 to `processes` − 1.
+    pub process: usize,
+    /// "host:port" lines, one per process; needed with more than one process.
+    pub hostfile: Option<PathBuf>,
+}
+
+impl Default for TrainRequest {
+    fn default() -> Self {
+        let pipeline = PipelineConfig::default();
+        TrainRequest {
+            algorithm: Algorithm::Cw,
+            update: None,
+            projection: None,
+            constraints: ConstraintKind::Single,
+            k: None,
+            eta: None,
+            arow_r: 1.0,
+            c: 1.0,
+            binary: false,
+            initial_variance: 1.0,
+            hash_bits: pipeline.hash_bits,
+            ngrams: 2,
+            values: ValueKind::LogTf,
+            normalize: true,
+            subword: None,
+            vocab_size: None,
+            stopwords: None,
+            stem: None,
+            bias: true,
+            email_headers: true,
+            symbols: true,
+            max_document_bytes: crate::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES,
+            max_tokens: crate::text::pipeline::DEFAULT_MAX_TOKENS,
+            max_mime_depth: crate::text::pipeline::DEFAULT_MAX_MIME_DEPTH,
+            max_token_length: 40,
+            calibrate: true,
+            epochs: 5,
+            seed: 1,
+            encoding: WeightEncoding::F32,
+            shards: 1,
+            mix: false,
+            resume: None,
+            cluster: None,
+            keep_vocabulary: None,
+        }
+    }
+}
+
+/// A training run whose settings go together: only [`TrainRequest::plan`] makes one.
+#[derive(Debug, Clone)]
+pub struct TrainPlan {
+    settings: TrainSettings,
+    subword: Option<SubwordSpec>,
+    cluster: Option<ClusterRequest>,
+    keep_vocabulary: Option<usize>,
+    resume: Option<PathBuf>,
+}
+
+fn invalid(message: String) -> Error {
+    Error::InvalidSetting(message)
+}
+
+impl TrainRequest {
+    /// Checks every rule about which settings combine and turns the request into a plan.
+    pub fn plan(&self) -> Result<TrainPlan> {
+        let mut settings = self.settings()?;
+        let subword = self.subword_spec()?;
+        if !(1..=MAX_SHARDS).contains(&self.shards) {
+            return Err(invalid(format!(
+                "shards must be in [1, {MAX_SHARDS}], but is {}",
+                self.shards
+            )));
+        }
+        if let Some(cluster) = &self.cluster {
+            if self.shards != 1 || self.resume.is_some() {
+                return Err(invalid(
+                    "--cluster trains one shard per process; it does not combine with --shards or --resume".into(),
+                ));
+            }
+            if cluster.processes < 1 || (cluster.processes > 1 && cluster.hostfile.is_none()) {
+                return Err(invalid(format!(
+                    "--cluster with {} processes needs --hostfile (one host:port line per process)",
+                    cluster.processes
+                )));
+            }
+            if cluster.process >= cluster.processes {
+                return Err(invalid(format!(
+                    "process index must be below the process count {}, but is {}",
+                    cluster.processes, cluster.process
+                )));
+            }
+            if let Some(n) = self.keep_vocabulary {
+                return Err(invalid(format!(
+                    "keeping the vocabulary ({n} per bucket) does not combine with --cluster"
+                )));
+            }
+            settings.sharding = Sharding {
+                shards: cluster.processes,
+                mix: true,
+            };
+        }
+        if self.keep_vocabulary == Some(0) {
+            return Err(invalid(
+                "the vocabulary must keep at least 1 text per bucket, but is 0".into(),
+            ));
+        }
+        // A continued model brings its own settings (checked by [`TrainPlan::continue_from`]).
+        if self.resume.is_none() {
+            settings.pipeline.validate()?;
+            settings.learner.clone().validate()?;
+        }
+        Ok(TrainPlan {
+            settings,
+            subword,
+            cluster: self.cluster.clone(),
+            keep_vocabulary: self.keep_vocabulary,
+            resume: self.resume.clone(),
+        })
+    }
+
+    /// The learner settings from the algorithm, the update and the rest.
+    pub fn learner(&self) -> Result<CwConfig> {
+        let (rule, average) = self.algorithm.rule(self.update)?;
+        if rule.is_first_order() {
+            if let Some(p) = self.projection {
+                return Err(invalid(format!(
+                    "--projection {} changes the covariance, which --algo {} does not have",
+                    format!("{p:?}").to_lowercase(),
+                    self.algorithm.name()
+                )));
+            }
+        }
+        Ok(CwConfig {
+            rule,
+            projection: self.projection.unwrap_or(ProjectionKind::Kl),
+            constraints: self.constraints,
+            k: self.k.unwrap_or_default(),
+            eta: self.eta.unwrap_or(CwConfig::default().eta),
+            initial_variance: self.initial_variance,
+            r: self.arow_r,
+            c: self.c,
+            average,
+            binary: self.binary,
+        })
+    }
+
+    /// The subword vocabulary to train, checked; `None` for word features.
+    fn subword_spec(&self) -> Result<Option<SubwordSpec>> {
+        let Some(kind) = self.subword else {
+            if let Some(n) = self.vocab_size {
+                return Err(invalid(format!(
+                    "--vocab-size {n} needs --tokenizer bpe or wordpiece (words have no vocabulary to train)"
+                )));
+            }
+            return Ok(None);
+        };
+        let tokenizer = kind.display_name();
+        // Pieces are not words: a stop-word list would drop "a", "in" or "the" from inside
+        // words, and a stemmer would cut pieces that are already stems or endings.
+        if let Some(list) = self.stopwords.as_deref().filter(|l| *l != "none") {
+            return Err(invalid(format!(
+                "--stopwords {list} does not combine with --tokenizer {}: stop-word lists hold words, and would also drop pieces inside words (\"a\", \"in\"); {tokenizer} pieces are used without one",
+                kind.flag()
+            )));
+        }
+        if self.stem.is_some() {
+            return Err(invalid(format!(
+                "--stem does not combine with --tokenizer {}: {tokenizer} pieces are not words to stem",
+                kind.flag()
+            )));
+        }
+        if self.resume.is_some() {
+            return Err(invalid(
+                "--tokenizer does not combine with --resume: a continued model keeps its own tokeniser and vocabulary".into(),
+            ));
+        }
+        Ok(Some(SubwordSpec::new(
+            kind,
+            self.vocab_size.unwrap_or(DEFAULT_VOCAB_SIZE),
+        )?))
+    }
+
+    /// The settings before the checks of [`TrainRequest::plan`] (stop-word lists are loaded).
+    fn settings(&self) -> Result<TrainSettings> {
+        let mut filters = vec![
+            FilterConfig::Lowercase,
+            FilterConfig::MaxLength {
+                chars: self.max_token_length,
+            },
+        ];
+        let default_list = match self.subword {
+            None => "english",
+            Some(_) => "none",
+        };
+        let list = self.stopwords.as_deref().unwrap_or(default_list);
+        if list != "none" {
+            filters.push(FilterConfig::StopWords {
+                name: list.to_string(),
+                words: stopwords::load(list)?,
+            });
+        }
+        if let Some(language) = self.stem {
+            filters.push(FilterConfig::Stem { language });
+        }
+        Ok(TrainSettings {
+            pipeline: PipelineConfig {
+                filters,
+                max_ngram: self.ngrams,
+                hash_bits: self.hash_bits,
+                values: ValueConfig {
+                    kind: self.values,
+                    l2_normalize: self.normalize,
+                },
+                bias: self.bias,
+                email_headers: self.email_headers,
+                symbols: self.symbols,
+                max_document_bytes: self.max_document_bytes,
+                max_tokens: self.max_tokens,
+                max_mime_depth: self.max_mime_depth,
+                ..PipelineConfig::default()
+            },
+            learner: self.learner()?,
+            epochs: self.epochs,
+            seed: self.seed,
+            encoding: self.encoding,
+            calibrate: self.calibrate,
+            sharding: Sharding {
+                shards: self.shards,
+                mix: self.mix,
+            },
+            choose: self.choose(),
+        })
+    }
+
+    /// What `train` chooses itself: the stop words and CW's η, unless given (or fixed by a
+    /// continued model, a cluster run or subword pieces, which take no stop words).
+    fn choose(&self) -> Choose {
+        let fixed = self.resume.is_some() || self.cluster.is_some();
+        Choose {
+            stopwords: !fixed && self.stopwords.is_none() && self.subword.is_none(),
+            eta: !fixed && self.eta.is_none() && self.algorithm == Algorithm::Cw,
+        }
+    }
+}
+
+/// Something [`TrainPlan::train`] did, for people, as it happens.
+pub type Notes<'a> = &'a mut dyn FnMut(String);
+
+/// What [`TrainPlan::train`] produced.
+pub struct TrainOutcome {
+    /// The model and how it was trained.
+    pub trained: Trained,
+    /// Texts kept per bucket, when the vocabulary was kept.
+    pub vocabulary_buckets: Option<usize>,
+}
+
+impl TrainPlan {
+    /// The settings the run trains with.
+    pub fn settings(&self) -> &TrainSettings {
+        &self.settings
+    }
+
+    /// The subword vocabulary the run trains first, if any.
+    pub fn subword(&self) -> Option<&SubwordSpec> {
+        self.subword.as_ref()
+    }
+
+    /// The model file the run continues, if any.
+    pub fn resume(&self) -> Option<&std::path::Path> {
+        self.resume.as_deref()
+    }
+
+    /// The cluster run, if one was asked for.
+    pub fn cluster(&self) -> Option<&ClusterRequest> {
+        self.cluster.as_ref()
+    }
+
+    /// Takes a continued model's pipeline, learner settings and encoding (a request with
+    /// `resume`), and checks them.
+    pub fn continue_from(&mut self, model: &Model) -> Result<()> {
+        if self.resume.is_none() {
+            return Err(invalid(
+                "continuing a model needs a request with resume".into(),
+            ));
+        }
+        self.settings.pipeline = model.header.pipeline.clone();
+        let LearnerConfig::Cw(config) = &model.header.learner;
+        self.settings.learner = config.clone();
+        self.settings.encoding = model.header.encoding;
+        self.settings.pipeline.validate()?;
+        self.settings.learner.clone().validate()?;
+        Ok(())
+    }
+
+    /// Trains the subword vocabulary on `corpus`, if the plan has one, and puts it into the
+    /// pipeline. [`TrainPlan::train`] calls it; a cluster run calls it alone.
+    pub fn train_vocabulary(&mut self, corpus: &LabelledCorpus, notes: Notes) -> Result<()> {
+        let Some(spec) = &self.subword else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        notes(format!(
+            "training a {} vocabulary of at most {} pieces on {} documents",
+            spec.kind().display_name(),
+            spec.vocab_size(),
+            corpus.files.len()
+        ));
+        let trained = train_vocabulary(corpus, spec, self.settings.pipeline.input_limits())?;
+        notes(format!(
+            "trained a {} vocabulary of {} pieces on {} documents in {:.1}s",
+            spec.kind().display_name(),
+            trained.pieces,
+            trained.documents,
+            start.elapsed().as_secs_f64()
+        ));
+        self.settings.pipeline.tokenizer = trained.tokenizer;
+        self.subword = None;
+        Ok(())
+    }
+
+    /// Runs the plan on `corpus`: the subword vocabulary, training (continuing `start` when
+    /// the plan continues a model), and the kept vocabulary (also when `start` kept one).
+    pub fn train(
+        mut self,
+        corpus: &LabelledCorpus,
+        start: Option<&Model>,
+        progress: &dyn Progress,
+        notes: Notes,
+    ) -> Result<TrainOutcome> {
+        if self.cluster.is_some() {
+            return Err(invalid(
+                "a --cluster plan trains with jobs::cluster::train".into(),
+            ));
+        }
+        if start.is_some() != self.resume.is_some() {
+            return Err(invalid(
+                "a model to continue goes with a request with resume, and only with one".into(),
+            ));
+        }
+        self.train_vocabulary(corpus, notes)?;
+        let mut trained = train_corpus(corpus, &self.settings, start, progress)?;
+        let kept = match (start, &self.resume) {
+            (Some(m), Some(path)) => m.vocabulary().map_err(|kind| Error::Model {
+                path: path.clone(),
+                kind,
+            })?,
+            _ => None,
+        };
+        let mut vocabulary_buckets = None;
+        if self.keep_vocabulary.is_some() || kept.is_some() {
+            let started = Instant::now();
+            let per_bucket = self.keep_vocabulary.unwrap_or_else(|| {
+                kept.as_ref()
+                    .map_or(DEFAULT_TEXTS_PER_BUCKET, |v| v.texts_per_bucket())
+            });
+            let seen = Vocabulary::collect(
+                &corpus.files,
+                |(p, _)| p,
+                &self.settings.pipeline,
+                per_bucket,
+                progress,
+            )?;
+            let vocabulary = match kept {
+                Some(old) => Vocabulary::union([&*old, &seen]),
+                None => seen,
+            };
+            notes(format!(
+                "kept the vocabulary: texts for {} buckets, collected in {:.1}s",
+                vocabulary.len(),
+                started.elapsed().as_secs_f64()
+            ));
+            vocabulary_buckets = Some(vocabulary.len());
+            trained.model.set_vocabulary(Some(vocabulary));
+        }
+        Ok(TrainOutcome {
+            trained,
+            vocabulary_buckets,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The request's plan must be refused with `message` in the error.
+    fn refused(request: TrainRequest, message: &str) {
+        let err = request.plan().err().expect("refused").to_string();
+        assert!(err.starts_with("invalid setting: "), "{err}");
+        assert!(err.contains(message), "{message:?} not in {err:?}");
+    }
+
+    #[test]
+    fn the_defaults_make_a_plan() {
+        let plan = TrainRequest::default().plan().unwrap();
+        assert_eq!(
+            plan.settings().choose,
+            Choose {
+                stopwords: true,
+                eta: true
+            }
+        );
+        assert!(plan.subword().is_none() && plan.cluster().is_none());
+    }
+
+    #[test]
+    fn a_projection_needs_a_covariance() {
+        refused(
+            TrainRequest {
+                algorithm: Algorithm::Pa1,
+                projection: Some(ProjectionKind::L2),
+                ..TrainRequest::default()
+            },
+            "--projection l2 changes the covariance, which --algo pa1 does not have",
+        );
+    }
+
+    #[test]
+    fn an_update_is_only_for_cw() {
+        refused(
+            TrainRequest {
+                algorithm: Algorithm::Arow,
+                update: Some(RuleKind::Var),
+                ..TrainRequest::default()
+            },
+            "--update var picks the CW rule, but --algo arow has its own update",
+        );
+        refused(
+            TrainRequest {
+                update: Some(RuleKind::Pa),
+                ..TrainRequest::default()
+            },
+            "--update takes var or stdev, but is pa",
+        );
+    }
+
+    #[test]
+    fn a_vocabulary_size_needs_a_subword_tokenizer() {
+        refused(
+            TrainRequest {
+                vocab_size: Some(500),
+                ..TrainRequest::default()
+            },
+            "--vocab-size 500 needs --tokenizer bpe or wordpiece",
+        );
+    }
+
+    #[test]
+    fn subword_pieces_take_no_stop_words_stems_or_resume() {
+        let bpe = TrainRequest {
+            subword: Some(SubwordKind::Bpe),
+            ..TrainRequest::default()
+        };
+        refused(
+            TrainRequest {
+                stopwords: Some("english".into()),
+                ..bpe.clone()
+            },
+            "--stopwords english does not combine with --tokenizer bpe",
+        );
+        refused(
+            TrainRequest {
+                subword: Some(SubwordKind::Wordpiece),
+                stem: Some(StemLanguage::English),
+                ..bpe.clone()
+            },
+            "--stem does not combine with --tokenizer wordpiece",
+        );
+        refused(
+            TrainRequest {
+                resume: Some("m.cwm".into()),
+                ..bpe.clone()
+            },
+            "--tokenizer does not combine with --resume",
+        );
+        refused(
+            TrainRequest {
+                vocab_size: Some(50),
+                ..bpe.clone()
+            },
+            "vocabulary size must be in [100, 1000000], but is 50",
+        );
+        let plan = TrainRequest {
+            stopwords: Some("none".into()),
+            ..bpe
+        }
+        .plan()
+        .unwrap();
+        assert_eq!(plan.subword().unwrap().vocab_size(), DEFAULT_VOCAB_SIZE);
+        assert!(!plan.settings().choose.stopwords);
+    }
+
+    #[test]
+    fn unknown_stop_words_are_named() {
+        refused(
+            TrainRequest {
+                stopwords: Some("klingon".into()),
+                ..TrainRequest::default()
+            },
+            "stop words \"klingon\" is neither a built-in list",
+        );
+    }
+
+    #[test]
+    fn shards_are_in_range() {
+        for bad in [0, MAX_SHARDS + 1] {
+            refused(
+                TrainRequest {
+                    shards: bad,
+                    ..TrainRequest::default()
+                },
+                &format!("shards must be in [1, 1024], but is {bad}"),
+            );
+        }
+    }
+
+    #[test]
+    fn a_cluster_run_is_one_shard_per_process() {
+        let cluster = |processes, process, hostfile: Option<&str>| ClusterRequest {
+            processes,
+            process,
+            hostfile: hostfile.map(PathBuf::from),
+        };
+        refused(
+            TrainRequest {
+                cluster: Some(cluster(1, 0, None)),
+                shards: 2,
+                ..TrainRequest::default()
+            },
+            "--cluster trains one shard per process",
+        );
+        refused(
+            TrainRequest {
+                cluster: Some(cluster(1, 0, None)),
+                resume: Some("m.cwm".into()),
+                ..TrainRequest::default()
+            },
+            "it does not combine with --shards or --resume",
+        );
+        refused(
+            TrainRequest {
+                cluster: Some(cluster(3, 0, None)),
+                ..TrainRequest::default()
+            },
+            "--cluster with 3 processes needs --hostfile",
+        );
+        refused(
+            TrainRequest {
+                cluster: Some(cluster(0, 0, None)),
+                ..TrainRequest::default()
+            },
+            "--cluster with 0 processes",
+        );
+        refused(
+            TrainRequest {
+                cluster: Some(cluster(2, 2, Some("hosts"))),
+                ..TrainRequest::default()
+            },
+            "process index must be below the process count 2, but is 2",
+        );
+        refused(
+            TrainRequest {
+                cluster: Some(cluster(1, 0, None)),
+                keep_vocabulary: Some(3),
+                ..TrainRequest::default()
+            },
+            "keeping the vocabulary (3 per bucket) does not combine with --cluster",
+        );
+        let plan = TrainRequest {
+            cluster: Some(cluster(2, 1, Some("hosts"))),
+            ..TrainRequest::default()
+        }
+        .plan()
+        .unwrap();
+        assert_eq!(
+            plan.settings().sharding,
+            Sharding {
+                shards: 2,
+                mix: true
+            }
+        );
+        assert_eq!(plan.settings().choose, Choose::default());
+    }
+
+    #[test]
+    fn kept_texts_per_bucket_are_at_least_one() {
+        refused(
+            TrainRequest {
+                keep_vocabulary: Some(0),
+                ..TrainRequest::default()
+            },
+            "the vocabulary must keep at least 1 text per bucket, but is 0",
+        );
+    }
+
+    #[test]
+    fn pipeline_and_learner_values_are_checked_in_the_plan() {
+        refused(
+            TrainRequest {
+                hash_bits: 40,
+                ..TrainRequest::default()
+            },
+            "40",
+        );
+        refused(
+            TrainRequest {
+                eta: Some(0.3),
+                ..TrainRequest::default()
+            },
+            "0.3",
+        );
+        refused(
+            TrainRequest {
+                max_token_length: 0,
+                ..TrainRequest::default()
+            },
+            "max token length must be at least 1, but is 0",
+        );
+        // A continued model brings its own pipeline: the request's is not checked.
+        assert!(TrainRequest {
+            hash_bits: 40,
+            resume: Some("m.cwm".into()),
+            ..TrainRequest::default()
+        }
+        .plan()
+        .is_ok());
+    }
+}
