@@ -476,7 +476,7 @@ mod tests {
 
     /// The request's plan must be refused with `message` in the error.
     fn refused(request: TrainRequest, message: &str) {
-        let err = request.plan().err().expect("refused").to_string();
+        let err = request.plan().expect_err("refused").to_string();
         assert!(err.starts_with("invalid setting: "), "{err}");
         assert!(err.contains(message), "{message:?} not in {err:?}");
     }
