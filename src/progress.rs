@@ -9,6 +9,8 @@
 pub trait Progress: Sync {
     /// The amount of work, in the units of [`Progress::inc`] (documents, steps).
     fn set_length(&self, _len: u64) {}
+    /// `delta` more work was found (a walk that lists files as it goes).
+    fn inc_length(&self, _delta: u64) {}
     /// How much is done.
     fn set_position(&self, _position: u64) {}
     /// `delta` more is done.

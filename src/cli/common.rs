@@ -64,6 +64,10 @@ impl Progress for Bar {
         self.0.set_length(len);
     }
 
+    fn inc_length(&self, delta: u64) {
+        self.0.inc_length(delta);
+    }
+
     fn set_position(&self, position: u64) {
         self.0.set_position(position);
     }

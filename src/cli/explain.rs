@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::common::{read_stdin, vocabulary_of, ModelArg, SamplingArgs, TextOrJson, Ui};
 use super::Outcome;
-use cwtext::jobs::explain::{explain, Contribution, Explanation};
+use cwtext::jobs::explain::{explain, Contribution, Explanation, Side};
 use cwtext::model::Model;
 use cwtext::text::pipeline::Pipeline;
 
@@ -78,31 +78,6 @@ pub fn run(args: ExplainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// The top `n` for the label (positive parts) and for the runner-up (negative parts, largest
-/// first), and what the rest add up to on each side.
-fn sides(why: &Explanation, n: usize) -> [(Vec<&Contribution>, f64, usize); 2] {
-    let (pro, con): (Vec<&Contribution>, Vec<&Contribution>) =
-        why.contributions.iter().partition(|c| c.contribution > 0.0);
-    let con: Vec<&Contribution> = con
-        .into_iter()
-        .rev()
-        .filter(|c| c.contribution < 0.0)
-        .collect();
-    [pro, con].map(|all| {
-        let rest: f64 = all.iter().skip(n).map(|c| c.contribution).sum();
-        let more = all.len().saturating_sub(n);
-        (all.into_iter().take(n).collect(), rest, more)
-    })
-}
-
-fn name(c: &Contribution) -> String {
-    let mut name = c.texts.join(" | ");
-    if name.is_empty() {
-        name = format!("#{}", c.feature);
-    }
-    name
-}
-
 fn weight((mean, variance): (f64, f64)) -> String {
     format!("{mean:+.3} ± {:.3}", variance.sqrt())
 }
@@ -132,11 +107,11 @@ fn write_text(
     let width = why
         .contributions
         .iter()
-        .map(|c| name(c).chars().count())
+        .map(|c| c.name().chars().count())
         .max()
         .unwrap_or(0)
         .clamp(12, 40);
-    for ((shown, rest, more), side) in sides(why, n).into_iter().zip([label, runner]) {
+    for (Side { shown, rest, more }, side) in why.sides(n).into_iter().zip([label, runner]) {
         writeln!(out)?;
         writeln!(
             out,
@@ -149,12 +124,12 @@ fn write_text(
         for c in shown {
             let mut line = format!(
                 "  {:<width$} {:>+9.4}  {:>16}  {:>16}",
-                truncate(&name(c), width),
+                truncate(&c.name(), width),
                 c.contribution,
                 weight(c.label_weight),
                 weight(c.runner_up_weight),
             );
-            if let Some(note) = shared(c) {
+            if let Some(note) = c.shared_with() {
                 line.push_str(&format!("  (bucket shared with {note})"));
             }
             writeln!(out, "{line}")?;
@@ -172,24 +147,6 @@ fn write_text(
         )?;
     }
     Ok(())
-}
-
-/// What else training saw in the feature's bucket: the kept texts, and how many more.
-fn shared(c: &Contribution) -> Option<String> {
-    let distinct = c.distinct?;
-    let more = distinct.saturating_sub(c.texts.len() + c.also.len());
-    let mut parts = c.also.clone();
-    if more > 0 {
-        parts.push(format!(
-            "{more} {}",
-            if parts.is_empty() {
-                "other texts"
-            } else {
-                "more"
-            }
-        ));
-    }
-    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// A label cut to fit a column header.
@@ -229,7 +186,15 @@ fn write_json(
             "distinct_in_bucket": c.distinct,
         })
     };
-    let [(pro, pro_rest, _), (con, con_rest, _)] = sides(why, n);
+    let [Side {
+        shown: pro,
+        rest: pro_rest,
+        ..
+    }, Side {
+        shown: con,
+        rest: con_rest,
+        ..
+    }] = why.sides(n);
     let value = json!({
         "file": path.display().to_string(),
         "label": model.labels()[why.label],

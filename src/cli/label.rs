@@ -2,9 +2,8 @@
 //! file into DEST/<label>/ (or DEST/_unsure/ below --min-prob) and archiving it in a search
 //! index (`--index IDX`, read by `cwtext search`).
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -13,9 +12,9 @@ use serde_json::json;
 use super::archiving::Archiving;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::batch::{classify_files, classify_files_keeping_text, DocumentText};
-use cwtext::jobs::corpus::walk_files;
-use cwtext::jobs::route::{route_file, RouteMode, UNSURE};
+use cwtext::jobs::batch::DocumentText;
+use cwtext::jobs::label::{label_dir, LabelSettings, LabelSink};
+use cwtext::jobs::route::RouteMode;
 use cwtext::model::{Model, Prediction};
 
 const EXAMPLES: &str = "\
@@ -72,29 +71,68 @@ pub struct LabelArgs {
     pub sampling: SamplingArgs,
 }
 
-/// Files classified (in parallel) before their lines are written.
-const LABEL_CHUNK: usize = 4096;
+/// Writes each file's line and archives it.
+struct Lines<'a> {
+    model: &'a Model,
+    format: Format,
+    out: Box<dyn Write + 'a>,
+    out_name: String,
+    archive: Option<Archiving>,
+}
+
+impl LabelSink<anyhow::Error> for Lines<'_> {
+    fn labelled(&mut self, path: &Path, p: &Prediction) -> anyhow::Result<()> {
+        let label = self.model.labels()[p.label].as_str();
+        let prob = p.distribution.probabilities[p.label];
+        let out_name = &self.out_name;
+        let cannot_write = || format!("{out_name}: cannot write");
+        match self.format {
+            Format::Tsv => writeln!(self.out, "{}\t{label}\t{prob:.4}", path.display())
+                .with_context(cannot_write)?,
+            Format::Jsonl => writeln!(
+                self.out,
+                "{}",
+                json!({"file": path.display().to_string(), "label": label,
+                       "probability": prob, "entropy": p.distribution.entropy})
+            )
+            .with_context(cannot_write)?,
+        }
+        Ok(())
+    }
+
+    fn placed(
+        &mut self,
+        path: &Path,
+        p: &Prediction,
+        text: Option<DocumentText>,
+    ) -> anyhow::Result<()> {
+        if let (Some(a), Some(text)) = (&mut self.archive, text) {
+            a.add(self.model, path, p, text)?;
+        }
+        Ok(())
+    }
+}
 
 pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
-    anyhow::ensure!(
-        (0.0..=1.0).contains(&args.min_prob),
-        "invalid setting: --min-prob must be in [0, 1], but is {}",
-        args.min_prob
-    );
+    let settings = LabelSettings {
+        method: args.sampling.method(),
+        route: match (&args.copy_to, &args.move_to) {
+            (Some(d), _) => Some((d.clone(), RouteMode::Copy)),
+            (_, Some(d)) => Some((d.clone(), RouteMode::Move)),
+            _ => None,
+        },
+        min_prob: args.min_prob,
+        keep_text: args.index.is_some(),
+    };
+    settings.validate()?;
     let model = args.model.load(ui)?;
     let filter = args.filter.build()?;
-    // The walk itself runs beside the labelling (below); a missing DIR fails here, before the
-    // output is created.
+    // A missing DIR fails here, before the output is created.
     std::fs::metadata(&args.dir).map_err(|e| cwtext::error::Error::io(&args.dir, e))?;
     // Opened before any work, so that a bad index path fails fast.
-    let mut archive = match &args.index {
+    let archive = match &args.index {
         Some(path) => Some(Archiving::open(path, &model, &args.model)?),
         None => None,
-    };
-    let route = match (&args.copy_to, &args.move_to) {
-        (Some(d), _) => Some((d.clone(), RouteMode::Copy)),
-        (_, Some(d)) => Some((d.clone(), RouteMode::Move)),
-        _ => None,
     };
     let format = args
         .format
@@ -104,95 +142,31 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         });
     let progress = ui.progress(0); // its length grows as the walk finds files
     progress.set_message("labelling");
-    let mut out: Box<dyn Write> = match &args.output {
+    let out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut skipped = Vec::new();
     let out_name = args.output.as_ref().map_or_else(
         || "standard output".to_string(),
         |p| p.display().to_string(),
     );
-    let cannot_write = || format!("{out_name}: cannot write");
-    // In chunks: each is classified in parallel and written in input order before the next
-    // starts, so output flows during a long run, memory stays bounded on millions of files, and
-    // the order never depends on the number of threads. With more than one worker thread the
-    // directory walk runs in a thread of its own and hands over each chunk as soon as it has
-    // listed it: labelling starts at once instead of after the whole walk, which on 20,000
-    // files was 4–5% of a two-thread run spent on one core.
-    let mut write_chunk = |chunk: &[PathBuf]| -> anyhow::Result<()> {
-        progress.inc_length(chunk.len() as u64);
-        let results = classify_chunk(&model, chunk, &args, archive.is_some(), &progress)?;
-        for (path, result) in chunk.iter().zip(results) {
-            let (p, text) = match result {
-                Ok(r) => r,
-                Err(e) => {
-                    skipped.push(e);
-                    continue;
-                }
-            };
-            let label = model.labels()[p.label].as_str();
-            let prob = p.distribution.probabilities[p.label];
-            match format {
-                Format::Tsv => writeln!(out, "{}\t{label}\t{prob:.4}", path.display())
-                    .with_context(cannot_write)?,
-                Format::Jsonl => writeln!(
-                    out,
-                    "{}",
-                    json!({"file": path.display().to_string(), "label": label,
-                           "probability": prob, "entropy": p.distribution.entropy})
-                )
-                .with_context(cannot_write)?,
-            }
-            let folder = if prob < args.min_prob { UNSURE } else { label };
-            // A moved file is archived where it now is.
-            let mut archived_path = path.clone();
-            if let Some((dest, mode)) = &route {
-                match route_file(path, &dest.join(folder), *mode) {
-                    Ok(to) if *mode == RouteMode::Move => archived_path = to,
-                    Ok(_) => {}
-                    Err(e) => {
-                        skipped.push(e);
-                        continue;
-                    }
-                }
-            }
-            if let (Some(a), Some(text)) = (&mut archive, text) {
-                a.add(&model, &archived_path, &p, text)?;
-            }
-            *counts.entry(folder).or_default() += 1;
-        }
-        Ok(())
+    let mut lines = Lines {
+        model: &model,
+        format,
+        out,
+        out_name,
+        archive,
     };
-    let (dir, filter) = (&args.dir, &filter);
-    let warnings = if rayon::current_num_threads() == 1 {
-        // One thread asked for: list and label in turn.
-        let mut failed = None;
-        let warnings = walk_files(dir, filter, LABEL_CHUNK, |chunk| {
-            write_chunk(&chunk).map_err(|e| failed = Some(e)).is_ok()
-        })?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        warnings
-    } else {
-        let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<PathBuf>>(1);
-        std::thread::scope(|scope| -> anyhow::Result<Vec<String>> {
-            let walk = scope.spawn(move || {
-                walk_files(dir, filter, LABEL_CHUNK, |chunk| send.send(chunk).is_ok())
-            });
-            for chunk in chunks {
-                write_chunk(&chunk)?;
-            }
-            Ok(walk.join().expect("the directory walk does not panic")?)
-        })?
-    };
-    warnings.iter().for_each(|w| ui.warn(w));
-    out.flush().with_context(cannot_write)?;
-    let indexed = match archive {
+    let summary = label_dir(&model, &args.dir, &filter, &settings, &mut lines, &progress)?;
+    summary.warnings.iter().for_each(|w| ui.warn(w));
+    let out_name = lines.out_name.clone();
+    lines
+        .out
+        .flush()
+        .with_context(|| format!("{out_name}: cannot write"))?;
+    let indexed = match lines.archive {
         Some(a) => {
             progress.set_message("indexing");
             Some(a.commit()?)
@@ -201,33 +175,12 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     progress.finish_and_clear();
     indexed.into_iter().for_each(|m| ui.info(m));
-    let total: usize = counts.values().sum();
-    let summary: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
-    ui.info(format!("labelled {total} files: {}", summary.join(", ")));
-    Ok(report_skipped(ui, &skipped))
-}
-
-/// A file's prediction, and its text when it is to be archived.
-type Labelled = (Prediction, Option<DocumentText>);
-
-/// Classifies one chunk, keeping each document's text only when it is to be archived.
-fn classify_chunk(
-    model: &Model,
-    chunk: &[PathBuf],
-    args: &LabelArgs,
-    keep_text: bool,
-    progress: &dyn cwtext::progress::Progress,
-) -> anyhow::Result<Vec<cwtext::Result<Labelled>>> {
-    let method = args.sampling.method();
-    Ok(if keep_text {
-        classify_files_keeping_text(model, chunk, method, progress)?
-            .into_iter()
-            .map(|r| r.map(|(p, t)| (p, Some(t))))
-            .collect()
-    } else {
-        classify_files(model, chunk, method, progress)?
-            .into_iter()
-            .map(|r| r.map(|p| (p, None)))
-            .collect()
-    })
+    let total: usize = summary.counts.values().sum();
+    let counts: Vec<String> = summary
+        .counts
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    ui.info(format!("labelled {total} files: {}", counts.join(", ")));
+    Ok(report_skipped(ui, &summary.skipped))
 }

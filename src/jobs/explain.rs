@@ -52,6 +52,72 @@ pub struct Explanation {
     pub contributions: Vec<Contribution>,
 }
 
+/// One side of an explanation: the strongest parts for a label, and what the rest add up to.
+#[derive(Debug)]
+pub struct Side<'a> {
+    /// The largest parts, largest first.
+    pub shown: Vec<&'a Contribution>,
+    /// The sum of the parts not shown.
+    pub rest: f64,
+    /// How many parts are not shown.
+    pub more: usize,
+}
+
+impl Explanation {
+    /// The top `n` parts for the label (positive parts) and for the runner-up (negative parts,
+    /// largest first), and what the rest add up to on each side.
+    pub fn sides(&self, n: usize) -> [Side<'_>; 2] {
+        let (pro, con): (Vec<&Contribution>, Vec<&Contribution>) = self
+            .contributions
+            .iter()
+            .partition(|c| c.contribution > 0.0);
+        let con: Vec<&Contribution> = con
+            .into_iter()
+            .rev()
+            .filter(|c| c.contribution < 0.0)
+            .collect();
+        [pro, con].map(|all| {
+            let rest: f64 = all.iter().skip(n).map(|c| c.contribution).sum();
+            let more = all.len().saturating_sub(n);
+            Side {
+                shown: all.into_iter().take(n).collect(),
+                rest,
+                more,
+            }
+        })
+    }
+}
+
+impl Contribution {
+    /// The feature for people: its texts, or `#bucket` when none is known.
+    pub fn name(&self) -> String {
+        let mut name = self.texts.join(" | ");
+        if name.is_empty() {
+            name = format!("#{}", self.feature);
+        }
+        name
+    }
+
+    /// What else training saw in the feature's bucket: the kept texts, and how many more
+    /// (`None` without a kept vocabulary, or when nothing else shares it).
+    pub fn shared_with(&self) -> Option<String> {
+        let distinct = self.distinct?;
+        let more = distinct.saturating_sub(self.texts.len() + self.also.len());
+        let mut parts = self.also.clone();
+        if more > 0 {
+            parts.push(format!(
+                "{more} {}",
+                if parts.is_empty() {
+                    "other texts"
+                } else {
+                    "more"
+                }
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
 /// Explains the prediction for `doc`, whose feature vector `x` the caller has already made
 /// with `pipeline` (and predicts from); the pipeline traces the features back to their text.
 pub fn explain(
@@ -187,4 +253,46 @@ pub fn strongest_features(
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(feature: u32, contribution: f64) -> Contribution {
+        Contribution {
+            feature,
+            texts: vec![],
+            value: 1.0,
+            contribution,
+            label_weight: (0.0, 1.0),
+            runner_up_weight: (0.0, 1.0),
+            also: vec![],
+            distinct: None,
+        }
+    }
+
+    /// Parts for the label, largest first; parts against it, most negative first; zero parts on
+    /// neither side; the rest summed.
+    #[test]
+    fn sides_split_pro_and_con() {
+        let why = Explanation {
+            label: 0,
+            runner_up: 1,
+            label_score: 1.0,
+            runner_up_score: 0.0,
+            contributions: [3.0, 1.0, 0.5, 0.0, -0.25, -2.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| part(i as u32, c))
+                .collect(),
+        };
+        let [pro, con] = why.sides(1);
+        assert_eq!(pro.shown.iter().map(|c| c.feature).collect::<Vec<_>>(), [0]);
+        assert_eq!((pro.rest, pro.more), (1.5, 2));
+        assert_eq!(con.shown.iter().map(|c| c.feature).collect::<Vec<_>>(), [5]);
+        assert_eq!((con.rest, con.more), (-0.25, 1));
+        assert_eq!(why.contributions[5].name(), "#5");
+        assert_eq!(why.contributions[5].shared_with(), None);
+    }
 }

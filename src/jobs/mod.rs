@@ -17,6 +17,7 @@ pub mod batch;
 pub mod cluster;
 pub mod corpus;
 pub mod explain;
+pub mod label;
 pub mod metrics;
 pub mod online;
 pub mod plan;

@@ -1,0 +1,177 @@
+//! Labelling a folder: walk it, classify every file (in parallel, in chunks), and optionally
+//! route each file into DEST/<label>/ (or DEST/_unsure/ below a probability). What becomes of
+//! each prediction (a line of output, an entry in a search index) is the caller's: the engine
+//! hands every file to a [`LabelSink`] in walk order.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::jobs::batch::{classify_files, classify_files_keeping_text, DocumentText};
+use crate::jobs::corpus::{walk_files, FileFilter};
+use crate::jobs::route::{route_file, RouteMode, UNSURE};
+use crate::learn::probability::Method;
+use crate::model::{Model, Prediction};
+use crate::progress::Progress;
+
+/// Files classified (in parallel) before they are handed on.
+pub const LABEL_CHUNK: usize = 4096;
+
+/// How a folder is labelled.
+#[derive(Debug, Clone)]
+pub struct LabelSettings {
+    /// How probabilities are computed.
+    pub method: Method,
+    /// Copy or move each file into DEST/<label>/.
+    pub route: Option<(PathBuf, RouteMode)>,
+    /// Files whose best probability is below this go to DEST/_unsure/ (and count there).
+    pub min_prob: f64,
+    /// Keep each document's text for [`LabelSink::placed`] (to archive it).
+    pub keep_text: bool,
+}
+
+impl LabelSettings {
+    /// Checks the settings; the error names the bad value.
+    pub fn validate(&self) -> Result<()> {
+        if !(0.0..=1.0).contains(&self.min_prob) {
+            return Err(Error::InvalidSetting(format!(
+                "--min-prob must be in [0, 1], but is {}",
+                self.min_prob
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What the caller does with each labelled file, in walk order. The error type is the
+/// caller's, so that it can carry its own context (a write to a closed pipe, say).
+pub trait LabelSink<E> {
+    /// A file's prediction, before it is routed.
+    fn labelled(&mut self, path: &Path, prediction: &Prediction) -> std::result::Result<(), E>;
+
+    /// The file after routing (where it now is, when it was moved), with its text when the
+    /// settings keep it. Not called for a file that could not be routed (it is skipped).
+    fn placed(
+        &mut self,
+        _path: &Path,
+        _prediction: &Prediction,
+        _text: Option<DocumentText>,
+    ) -> std::result::Result<(), E> {
+        Ok(())
+    }
+}
+
+/// What a labelling run did.
+#[derive(Debug, Default)]
+pub struct LabelSummary {
+    /// Files per folder (label, or [`UNSURE`]).
+    pub counts: BTreeMap<String, usize>,
+    /// Files that could not be read, classified or routed, with the reason.
+    pub skipped: Vec<Error>,
+    /// Problems of the walk (unreadable folders), for people.
+    pub warnings: Vec<String>,
+}
+
+/// Labels every file below `dir` (or `dir` itself, a file) that `filter` lets through.
+///
+/// In chunks: each is classified in parallel and handed on in input order before the next
+/// starts, so output flows during a long run, memory stays bounded on millions of files, and
+/// the order never depends on the number of threads. With more than one worker thread the
+/// directory walk runs in a thread of its own and hands over each chunk as soon as it has
+/// listed it: labelling starts at once instead of after the whole walk, which on 20,000 files
+/// was 4–5% of a two-thread run spent on one core.
+pub fn label_dir<E: From<Error>>(
+    model: &Model,
+    dir: &Path,
+    filter: &FileFilter,
+    settings: &LabelSettings,
+    sink: &mut dyn LabelSink<E>,
+    progress: &dyn Progress,
+) -> std::result::Result<LabelSummary, E> {
+    settings.validate()?;
+    // The walk itself runs beside the labelling (below); a missing DIR fails here.
+    std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
+    let mut summary = LabelSummary::default();
+    let mut label_chunk = |chunk: &[PathBuf]| -> std::result::Result<(), E> {
+        progress.inc_length(chunk.len() as u64);
+        let results = classify_chunk(model, chunk, settings, progress)?;
+        for (path, result) in chunk.iter().zip(results) {
+            let (p, text) = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    summary.skipped.push(e);
+                    continue;
+                }
+            };
+            sink.labelled(path, &p)?;
+            let label = model.labels()[p.label].as_str();
+            let prob = p.distribution.probabilities[p.label];
+            let folder = if prob < settings.min_prob {
+                UNSURE
+            } else {
+                label
+            };
+            // A moved file is archived where it now is.
+            let mut placed = path.clone();
+            if let Some((dest, mode)) = &settings.route {
+                match route_file(path, &dest.join(folder), *mode) {
+                    Ok(to) if *mode == RouteMode::Move => placed = to,
+                    Ok(_) => {}
+                    Err(e) => {
+                        summary.skipped.push(e);
+                        continue;
+                    }
+                }
+            }
+            sink.placed(&placed, &p, text)?;
+            *summary.counts.entry(folder.to_string()).or_default() += 1;
+        }
+        Ok(())
+    };
+    summary.warnings = if rayon::current_num_threads() == 1 {
+        // One thread asked for: list and label in turn.
+        let mut failed = None;
+        let warnings = walk_files(dir, filter, LABEL_CHUNK, |chunk| {
+            label_chunk(&chunk).map_err(|e| failed = Some(e)).is_ok()
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        warnings
+    } else {
+        let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<PathBuf>>(1);
+        std::thread::scope(|scope| -> std::result::Result<Vec<String>, E> {
+            let walk = scope.spawn(move || {
+                walk_files(dir, filter, LABEL_CHUNK, |chunk| send.send(chunk).is_ok())
+            });
+            for chunk in chunks {
+                label_chunk(&chunk)?;
+            }
+            Ok(walk.join().expect("the directory walk does not panic")?)
+        })?
+    };
+    Ok(summary)
+}
+
+/// A file's prediction, and its text when it is to be archived.
+type Labelled = (Prediction, Option<DocumentText>);
+
+/// Classifies one chunk, keeping each document's text only when it is to be archived.
+fn classify_chunk(
+    model: &Model,
+    chunk: &[PathBuf],
+    settings: &LabelSettings,
+    progress: &dyn Progress,
+) -> Result<Vec<Result<Labelled>>> {
+    Ok(if settings.keep_text {
+        classify_files_keeping_text(model, chunk, settings.method, progress)?
+            .into_iter()
+            .map(|r| r.map(|(p, t)| (p, Some(t))))
+            .collect()
+    } else {
+        classify_files(model, chunk, settings.method, progress)?
+            .into_iter()
+            .map(|r| r.map(|p| (p, None)))
+            .collect()
+    })
+}
