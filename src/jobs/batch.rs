@@ -35,6 +35,18 @@ impl DocumentText {
     }
 }
 
+/// Classifies one text held in memory (plain text or a raw email message), the way
+/// `cwtext classify` classifies a file: the model's own pipeline, then its probabilities.
+/// An error when the text has no word.
+pub fn classify_text(model: &Model, text: &str, method: Method) -> Result<Prediction> {
+    let mut pipeline = Pipeline::new(model.pipeline())?;
+    let path = Path::new("<text>");
+    let limits = model.pipeline().input_limits();
+    let doc = crate::text::input::document_from_bytes(text.as_bytes(), path, limits)?;
+    let x = featurize_document(&mut pipeline, &doc, path)?;
+    Ok(model.predict(&x, method))
+}
+
 /// Predicts every file; per-file errors are returned in place.
 pub fn classify_files(
     model: &Model,

@@ -1,5 +1,5 @@
 //! Labelling a folder: walk it, classify every file (in parallel, in chunks), and optionally
-//! route each file into DEST/<label>/ (or DEST/_unsure/ below a probability). What becomes of
+//! route each file into `DEST/<label>/` (or `DEST/_unsure/` below a probability). What becomes of
 //! each prediction (a line of output, an entry in a search index) is the caller's: the engine
 //! hands every file to a [`LabelSink`] in walk order.
 
@@ -22,7 +22,7 @@ pub const LABEL_CHUNK: usize = 4096;
 pub struct LabelSettings {
     /// How probabilities are computed.
     pub method: Method,
-    /// Copy or move each file into DEST/<label>/.
+    /// Copy or move each file into `DEST/<label>/`.
     pub route: Option<(PathBuf, RouteMode)>,
     /// Files whose best probability is below this go to DEST/_unsure/ (and count there).
     pub min_prob: f64,

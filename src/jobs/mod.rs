@@ -3,7 +3,7 @@
 //! explain, evaluate.
 //!
 //! [`corpus`] scans a folder per label; [`train`] featurises a corpus and trains (with its
-//! settings validated once into a [`plan::TrainPlan`]); [`cluster`] trains across processes
+//! settings validated once into a [`plan::TrainPlan`]); `cluster` trains across processes
 //! (cargo feature `cluster`); [`tune`] searches settings; [`online`] applies corrections;
 //! [`batch`] classifies many files; [`label`] walks a folder, classifies, routes and archives;
 //! [`route`] copies or moves a file into its label's folder; [`metrics`] scores predictions;

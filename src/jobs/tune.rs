@@ -228,7 +228,7 @@ fn run_trial(
 #[derive(Debug, Clone, Serialize)]
 pub struct Search {
     pub trials: Vec<Trial>,
-    /// Index into `trials` of the winner (see [`choose`]: train's pick unless a trial is clearly
+    /// Index into `trials` of the winner (see `choose`: train's pick unless a trial is clearly
     /// more accurate).
     pub best: usize,
     pub training_documents: usize,

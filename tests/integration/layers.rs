@@ -166,3 +166,30 @@ fn the_pipeline_stages_have_no_circles() {
     }
     assert!(graph["filter"].is_empty() || graph["filter"] == BTreeSet::from(["ascii".into()]));
 }
+
+/// The README's Rust example is the crate doc's first example (which `cargo test --doc` runs),
+/// without the doctest's hidden lines.
+#[test]
+fn the_readme_example_is_the_doctest() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let doc: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect();
+    let start = doc.iter().position(|l| *l == "```").unwrap() + 1;
+    let end = start + doc[start..].iter().position(|l| *l == "```").unwrap();
+    let example: Vec<&str> = doc[start..end]
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with("# "))
+        .collect();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .unwrap();
+    assert_eq!(block.lines().collect::<Vec<_>>(), example);
+}
