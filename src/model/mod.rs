@@ -183,6 +183,10 @@ pub struct CalibrationInfo {
 pub struct Selection {
     /// The held-out documents the candidates were scored on.
     pub held_out: usize,
+    /// The epochs each candidate was trained for on the four fifths before it was scored (0 in
+    /// models from before this was recorded, whose candidates trained every epoch).
+    #[serde(default)]
+    pub epochs: usize,
     pub trials: Vec<SelectionTrial>,
     /// The index of the chosen trial.
     pub chosen: usize,
@@ -212,8 +216,13 @@ impl Selection {
         } else {
             ""
         };
+        let after = match self.epochs {
+            0 => String::new(),
+            1 => " after 1 epoch".to_string(),
+            n => format!(" after {n} epochs"),
+        };
         format!(
-            "chose {}{kept}: held-out accuracy {:.4} (macro-F1 {:.4}) on {} documents, against {}",
+            "chose {}{kept}: held-out accuracy{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}",
             chosen.setting,
             chosen.accuracy,
             chosen.macro_f1,
