@@ -3,9 +3,10 @@
 //! **May use:** the foundation, [`crate::text`] (the stored pipeline and vocabulary) and
 //! [`crate::learn`] (the learner, and the probabilities [`Model::predict`] computes with the
 //! calibrated scale). Not [`crate::integrations`], [`crate::jobs`] or [`crate::experiment`].
-//! [`merge`] combines models trained on different data into one.
-//! [`format`](mod@format) is the file: its layout, the JSON header's types, reading (checked, or memory-mapped)
-//! and writing; the [`Model`] itself and its predictions are here.
+//!
+//! [`format`](mod@format) is the file: its layout, the JSON header's types, reading (checked, or
+//! memory-mapped) and writing; the [`Model`] itself and its predictions are here. [`merge`]
+//! combines models trained on different data into one.
 
 pub mod format;
 pub mod merge;
