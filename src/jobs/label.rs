@@ -175,3 +175,25 @@ fn classify_chunk(
             .collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_prob_is_a_probability() {
+        for bad in [-0.5, 1.5] {
+            let settings = LabelSettings {
+                method: Method::Exact,
+                route: None,
+                min_prob: bad,
+                keep_text: false,
+            };
+            let err = settings.validate().unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("--min-prob must be in [0, 1], but is {bad}")),
+                "{err}"
+            );
+        }
+    }
+}
