@@ -186,6 +186,32 @@ pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus>
     Ok(corpus)
 }
 
+/// The fixed splits of a corpus, by a hash of each file's path relative to the corpus root (the
+/// frozen hash of `text::pipeline::hash`), so that they never depend on the order, the machine
+/// or the run: the held-out fifth (choice and calibration in `train`, validation in `tune`) and
+/// the shards (`train --shards`, `--cluster`). `tests/integration/splits.rs` pins both.
+/// Which of `n` shards a file belongs to: a fixed hash of its path relative to the corpus root
+/// (salted so that it is independent of the held-out fifth), the same on every machine.
+pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
+    use std::hash::Hasher;
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(b"shard\0");
+    h.write(relative.to_string_lossy().as_bytes());
+    ((h.finish() >> 32) % n.max(1) as u64) as usize
+}
+
+/// Whether a file belongs to the held-out fifth: a fixed hash of its path relative to the corpus
+/// root, so the split never depends on the order, the machine or the run.
+pub fn held_out(root: &Path, path: &Path) -> bool {
+    use std::hash::Hasher;
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(relative.to_string_lossy().as_bytes());
+    // The top bits, which FxHash mixes well (see pipeline::hash).
+    (h.finish() >> 32) % 5 == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

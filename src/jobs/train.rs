@@ -2,8 +2,6 @@
 //! the online learner over it for several epochs, reshuffled each epoch from the seed. Holding the
 //! sparse vectors instead of the texts keeps memory small and makes later epochs cheap.
 
-use std::path::Path;
-
 use crate::progress::{NoProgress, Progress};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -12,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::jobs::corpus::LabelledCorpus;
+use crate::jobs::corpus::{held_out, shard_of, LabelledCorpus};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{
     CalibrationInfo, LearnerConfig, Model, ModelHeader, Selection, SelectionTrial, TrainingStats,
@@ -498,28 +496,6 @@ pub fn train_sharded(
         .zip(&parts)
         .map(|(t, part)| finish_model(t, part, labels.to_vec(), settings, start))
         .collect())
-}
-
-/// Which of `n` shards a file belongs to: a fixed hash of its path relative to the corpus root
-/// (salted so that it is independent of the held-out fifth), the same on every machine.
-pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
-    use std::hash::Hasher;
-    let relative = path.strip_prefix(root).unwrap_or(path);
-    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(b"shard\0");
-    h.write(relative.to_string_lossy().as_bytes());
-    ((h.finish() >> 32) % n.max(1) as u64) as usize
-}
-
-/// Whether a file belongs to the held-out fifth: a fixed hash of its path relative to the corpus
-/// root, so the split never depends on the order, the machine or the run.
-pub fn held_out(root: &Path, path: &Path) -> bool {
-    use std::hash::Hasher;
-    let relative = path.strip_prefix(root).unwrap_or(path);
-    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(relative.to_string_lossy().as_bytes());
-    // The top bits, which FxHash mixes well (see pipeline::hash).
-    (h.finish() >> 32) % 5 == 0
 }
 
 /// What fitting the probability scale found.

@@ -1,7 +1,7 @@
 //! Hyper-parameter search: `cwtext tune`.
 //!
 //! The training files are split by a fixed hash of their path (the same fifth that calibration
-//! holds out, [`crate::jobs::train::held_out`]): four fifths train, one fifth validates. Nothing else is
+//! holds out, [`crate::jobs::corpus::held_out`]): four fifths train, one fifth validates. Nothing else is
 //! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
 //! settings (the first are the four that `cwtext train` chooses among): feature options (stop
 //! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
@@ -20,8 +20,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::jobs::corpus::held_out;
 use crate::jobs::corpus::LabelledCorpus;
-use crate::jobs::train::{featurize_corpus, held_out, Example, TrainSettings, Trainer};
+use crate::jobs::train::{featurize_corpus, Example, TrainSettings, Trainer};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
 use crate::text::pipeline::config::FilterConfig;
