@@ -21,10 +21,9 @@ pub mod synthetic;
 
 use std::path::Path;
 
-use crate::progress::Progress;
-
 use crate::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
 use crate::jobs::train::{featurize_corpus, Example};
+use crate::progress::Progress;
 use crate::text::pipeline::PipelineConfig;
 use crate::{Error, Result};
 

@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::progress::Progress;
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
+use crate::progress::Progress;
 use crate::text::featurize::featurize_document;
 use crate::text::input::{read_document, Document};
 use crate::text::pipeline::Pipeline;

@@ -19,7 +19,6 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::progress::NoProgress;
 use timely::dataflow::operators::vec::Broadcast;
 use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
@@ -32,6 +31,7 @@ use crate::jobs::train::{
 use crate::learn::learner::{Learner, ScoreGaussian};
 use crate::model::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
+use crate::progress::NoProgress;
 use crate::text::featurize::featurize_files;
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).

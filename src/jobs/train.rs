@@ -2,7 +2,6 @@
 //! the online learner over it for several epochs, reshuffled each epoch from the seed. Holding the
 //! sparse vectors instead of the texts keeps memory small and makes later epochs cheap.
 
-use crate::progress::{NoProgress, Progress};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -16,6 +15,7 @@ use crate::model::{
     CalibrationInfo, LearnerConfig, Model, ModelHeader, Selection, SelectionTrial, TrainingStats,
     WeightEncoding,
 };
+use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::{featurize_document, featurize_files};
 use crate::text::input::{read_document, InputLimits};
 use crate::text::pipeline::subword::SubwordSpec;

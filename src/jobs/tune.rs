@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 
-use crate::progress::{NoProgress, Progress};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -25,6 +24,7 @@ use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::train::{featurize_corpus, Example, TrainSettings, Trainer};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
+use crate::progress::{NoProgress, Progress};
 use crate::text::pipeline::config::FilterConfig;
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
