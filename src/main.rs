@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Partial) => ExitCode::from(1),
+        Ok(Outcome::Code(code)) => ExitCode::from(code),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("cwtext: error: {e:#}");

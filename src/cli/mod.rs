@@ -7,6 +7,7 @@ mod common;
 mod eval;
 mod experiment;
 mod explain;
+mod filter;
 mod inspect;
 mod label;
 mod learn;
@@ -25,6 +26,7 @@ Exit codes:
   0  success
   1  partial failure in batch modes (some files skipped; a summary says which)
   2  usage or fatal error (bad arguments, unreadable model, nothing to do)
+`cwtext filter` has its own: one per label, unsure and error (`cwtext filter --help`).
 
 A closed output pipe (e.g. `cwtext label DIR | head`) ends quietly with 0.";
 
@@ -49,6 +51,9 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Label documents (files or standard input) with per-label probabilities.
     Classify(classify::ClassifyArgs),
+    /// Mail filter: pass one message from standard input to standard output with its label in
+    /// added header fields, and exit with a code per label (never loses the message).
+    Filter(filter::FilterArgs),
     /// Label every file below a directory, optionally copying or moving each into DEST/<label>/
     /// and archiving it in a search index (--index).
     Label(label::LabelArgs),
@@ -84,6 +89,8 @@ pub enum Outcome {
     Success,
     /// Some inputs were skipped (exit code 1).
     Partial,
+    /// An exit code chosen by the command (`filter`: one per outcome).
+    Code(u8),
 }
 
 /// Runs a parsed command line.
@@ -103,6 +110,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Train(args) => train::run(args, &ui),
         Command::Classify(args) => classify::run(args, &ui),
+        Command::Filter(args) => filter::run(args, &ui),
         Command::Label(args) => label::run(args, &ui),
         #[cfg(feature = "archive")]
         Command::Search(args) => search::run(args, &ui),

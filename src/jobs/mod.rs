@@ -8,7 +8,8 @@
 //! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
 //! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
 //! copies or moves a file into its label's folder; [`metrics`] scores predictions; [`explain`]
-//! says which words decided a label; [`plan`] checks a training run's settings.
+//! says which words decided a label; [`plan`] checks a training run's settings; [`filter`] passes
+//! one message through with its label in added header fields (mail delivery).
 //!
 //! **May use:** every layer below ([`crate::text`], [`crate::learn`], [`crate::model`],
 //! [`crate::integrations`]) and the foundation. Not [`crate::experiment`].
@@ -20,6 +21,7 @@ pub mod batch;
 pub mod cluster;
 pub mod corpus;
 pub mod explain;
+pub mod filter;
 pub mod label;
 pub mod metrics;
 pub mod online;

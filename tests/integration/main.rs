@@ -12,6 +12,8 @@ mod archive;
 mod bad_inputs;
 #[cfg(feature = "cli")]
 mod cli;
+#[cfg(feature = "cli")]
+mod filter;
 mod hash_collisions;
 mod layers;
 mod learners;

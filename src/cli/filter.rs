@@ -1,0 +1,101 @@
+//! `cwtext filter [-m MODEL]`: one message on standard input, the same message on standard output
+//! with the decision in added header fields, and an exit code per outcome (the library's
+//! [`cwtext::jobs::filter`]). It never loses mail: on any error the message still goes out
+//! unchanged apart from an `X-Cwtext-Error` field.
+
+use std::io::{Read, Write};
+
+use clap::Args;
+
+use super::common::{ModelArg, SamplingArgs, Ui};
+use super::Outcome;
+use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict};
+
+/// The exit code of an unsure message.
+pub const EXIT_UNSURE: u8 = 100;
+/// The exit code when no decision could be made (the message still passed through).
+pub const EXIT_ERROR: u8 = 101;
+/// Labels past this index share its exit code.
+pub const MAX_LABEL_EXIT: usize = 99;
+
+const EXAMPLES: &str = "\
+Examples:
+  cwtext filter -m mail.cwm < message.eml > filtered.eml
+  cwtext filter -m spam --min-prob 0.9 --subject-tag < message.eml
+
+Added header fields, at the end of the message's header (its own line ending, every other byte
+unchanged): X-Cwtext-Label (the label, or --unsure-label), X-Cwtext-Probability,
+X-Cwtext-Runner-Up (label and probability), X-Cwtext-Best (when unsure: the best label),
+X-Cwtext-Note (a message without words, classified by the model's prior) and X-Cwtext-Error
+(no decision: the message passes unchanged otherwise).
+
+Exit codes: the label's index in the model (0 for the first label, 1 for the second, as
+`cwtext inspect` lists them; labels past 99 exit 99), 100 unsure, 101 error (the message was
+still written). With --always-zero every outcome exits 0, as a filter in procmail (`:0fw`) or
+maildrop (`xfilter`) must: they treat any other exit as a failed filter. Only a failure to
+write the output exits 2.";
+
+#[derive(Debug, Args)]
+#[command(after_help = EXAMPLES)]
+pub struct FilterArgs {
+    #[command(flatten)]
+    pub model: ModelArg,
+    /// Below this probability of the best label the message is unsure: it gets --unsure-label
+    /// and exit code 100.
+    #[arg(long, value_name = "P", value_parser = probability)]
+    pub min_prob: Option<f64>,
+    /// The label of unsure messages.
+    #[arg(long, value_name = "LABEL", default_value = "unsure")]
+    pub unsure_label: String,
+    /// Prefix the Subject with "[label] " (adds a Subject when there is none).
+    #[arg(long)]
+    pub subject_tag: bool,
+    /// Exit 0 whatever the outcome (for procmail and maildrop filters).
+    #[arg(long)]
+    pub always_zero: bool,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+}
+
+fn probability(s: &str) -> Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("not a number: {s}"))?;
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("a probability must be in [0, 1], but is {p}"))
+    }
+}
+
+pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    // Read the message first: whatever happens to the model, it goes out again.
+    let mut message = Vec::new();
+    let read_error = std::io::stdin().read_to_end(&mut message).err();
+    let loaded = match read_error {
+        Some(e) => Err(format!(
+            "cannot read the whole message from standard input ({e}); it was passed on as read"
+        )),
+        None => args.model.load(ui).map_err(|e| format!("{e:#}")),
+    };
+    let options = FilterOptions {
+        min_prob: args.min_prob,
+        unsure_label: args.unsure_label.clone(),
+        subject_tag: args.subject_tag,
+        method: args.sampling.method(),
+    };
+    let filtered = filter_message(loaded.as_ref().map_err(|e| e.clone()), &message, &options);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    out.write_all(&filtered.message)?;
+    out.flush()?;
+    let code = match &filtered.verdict {
+        Verdict::Label { label, .. } => (*label).min(MAX_LABEL_EXIT) as u8,
+        Verdict::Unsure { .. } => EXIT_UNSURE,
+        Verdict::Error(e) => {
+            if !ui.quiet {
+                eprintln!("cwtext: error: {e} (the message was passed on unchanged)");
+            }
+            EXIT_ERROR
+        }
+    };
+    Ok(Outcome::Code(if args.always_zero { 0 } else { code }))
+}
