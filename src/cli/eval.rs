@@ -22,8 +22,9 @@ JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calib
 10 bins over the probability of the predicted label), `brier` (multi-class Brier score),
 `calibration` (per bin: lower, upper, examples, errors, error_rate, mean_confidence),
 `per_label` (label, precision, recall, f1, support), `labels` and `confusion`
-(confusion[true][predicted], in `labels` order), `probability_scale` and `scale_fitted` (how
-and on what the model's scale was fitted, absent when it was not).";
+(confusion[true][predicted], in `labels` order), `coverage` (per --min-prob threshold:
+min_prob, kept, share, accuracy on the kept documents), `probability_scale` and `scale_fitted`
+(how and on what the model's scale was fitted, absent when it was not).";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -39,8 +40,9 @@ pub struct EvalArgs {
     pub format: TextOrJson,
     #[command(flatten)]
     pub sampling: SamplingArgs,
-    /// Also write DIR/reliability.svg (the calibration bins) and DIR/learning-curve.svg (the
-    /// model's online training accuracy per epoch).
+    /// Also write DIR/reliability.svg (the calibration bins), DIR/coverage.svg (accuracy
+    /// against the share of documents kept, per --min-prob threshold) and
+    /// DIR/learning-curve.svg (the model's online training accuracy per epoch).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
 }
@@ -73,14 +75,21 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             report.ece,
             &dir.join("reliability.svg"),
         )?;
+        let points: Vec<(f64, f64, Option<f64>)> = report
+            .coverage
+            .iter()
+            .map(|c| (c.min_prob, c.share, c.accuracy))
+            .collect();
+        cwtext::integrations::plot::coverage_curve(&points, &dir.join("coverage.svg"))?;
         cwtext::integrations::plot::learning_curve(
             &model.header.training.epoch_accuracy,
             "online training accuracy",
             &dir.join("learning-curve.svg"),
         )?;
         ui.info(format!(
-            "wrote {} and {}",
+            "wrote {}, {} and {}",
             dir.join("reliability.svg").display(),
+            dir.join("coverage.svg").display(),
             dir.join("learning-curve.svg").display()
         ));
     }
@@ -163,6 +172,20 @@ fn write_text(out: &mut impl Write, r: &Evaluation) -> std::io::Result<()> {
             b.errors,
             b.error_rate,
             b.mean_confidence
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "unsure band: documents below --min-prob P would be unsure (`filter`, `label`)"
+    )?;
+    writeln!(out, "  min-prob  kept    share   accuracy on kept")?;
+    for c in &r.coverage {
+        let accuracy = c.accuracy.map_or("-".to_string(), |a| format!("{a:.4}"));
+        writeln!(
+            out,
+            "  {:<8}  {:>6}  {:.4}  {accuracy}",
+            c.min_prob, c.kept, c.share
         )?;
     }
     writeln!(out)?;

@@ -44,8 +44,8 @@ pub struct FilterArgs {
     /// and exit code 100.
     #[arg(long, value_name = "P", value_parser = probability)]
     pub min_prob: Option<f64>,
-    /// The label of unsure messages.
-    #[arg(long, value_name = "LABEL", default_value = "unsure")]
+    /// The label of unsure messages (the folder name `label --min-prob` uses).
+    #[arg(long, value_name = "LABEL", default_value = "_unsure")]
     pub unsure_label: String,
     /// Prefix the Subject with "[label] " (adds a Subject when there is none).
     #[arg(long)]

@@ -1,5 +1,6 @@
 //! Pictures of an evaluation, as SVG files (plotters, SVG backend only): the reliability diagram
-//! of the calibration bins and the model's per-epoch learning curve.
+//! of the calibration bins, the unsure band's accuracy–coverage curve and the model's per-epoch
+//! learning curve.
 
 use std::path::Path;
 
@@ -48,6 +49,43 @@ pub fn reliability_diagram(bins: &[CalibrationBin], ece: f64, path: &Path) -> Re
                 .filter(|b| b.examples > 0)
                 .map(|b| Circle::new((b.mean_confidence, 1.0 - b.error_rate), 4, RED.filled())),
         )?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| failed(path, e))
+}
+
+/// The unsure band's trade-off: accuracy on the documents kept against their share, one point
+/// per `--min-prob` threshold, labelled with it: (threshold, share kept, accuracy on the kept
+/// documents when any is kept).
+pub fn coverage_curve(points: &[(f64, f64, Option<f64>)], path: &Path) -> Result<()> {
+    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::new(path, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let kept: Vec<(f64, f64, f64)> = points
+            .iter()
+            .filter_map(|&(min_prob, share, accuracy)| accuracy.map(|a| (share, a, min_prob)))
+            .collect();
+        let low = kept.iter().map(|k| k.1).fold(1.0f64, f64::min);
+        let floor = ((low * 10.0).floor() / 10.0).clamp(0.0, 0.9);
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Accuracy against coverage (--min-prob)", ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..1f64, floor..1f64)?;
+        chart
+            .configure_mesh()
+            .x_desc("share of documents kept (the rest unsure)")
+            .y_desc("accuracy on the kept documents")
+            .draw()?;
+        let line: Vec<(f64, f64)> = kept.iter().map(|k| (k.0, k.1)).collect();
+        chart.draw_series(LineSeries::new(line, BLUE.stroke_width(2)))?;
+        chart.draw_series(kept.iter().map(|&(x, y, p)| {
+            EmptyElement::at((x, y))
+                + Circle::new((0, 0), 4, BLUE.filled())
+                + Text::new(format!("{p}"), (6, -14), ("sans-serif", 12))
+        }))?;
         root.present()?;
         Ok(())
     };

@@ -35,7 +35,7 @@ pub const FIELD_PREFIX: &str = "X-Cwtext";
 pub struct FilterOptions {
     /// Below this probability of the best label the message is unsure (`None`: never).
     pub min_prob: Option<f64>,
-    /// The label unsure messages get.
+    /// The label unsure messages get (`_unsure`, the folder `label --min-prob` uses).
     pub unsure_label: String,
     /// Prefix the Subject with `[label] ` (added when the message has none).
     pub subject_tag: bool,
@@ -47,7 +47,7 @@ impl Default for FilterOptions {
     fn default() -> Self {
         FilterOptions {
             min_prob: None,
-            unsure_label: "unsure".into(),
+            unsure_label: "_unsure".into(),
             subject_tag: false,
             method: Method::Exact,
         }

@@ -36,6 +36,51 @@ pub struct Evaluation {
     pub labels: Vec<String>,
     /// `confusion[true][predicted]` document counts.
     pub confusion: Vec<Vec<usize>>,
+    /// The accuracy–coverage trade-off of an unsure band: at each `--min-prob` threshold, the
+    /// share of documents whose predicted label has at least that probability and the accuracy
+    /// on them (the others would go to the unsure label).
+    pub coverage: Vec<CoveragePoint>,
+}
+
+/// One threshold of the accuracy–coverage table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CoveragePoint {
+    /// Documents whose predicted label's probability is below this are unsure.
+    pub min_prob: f64,
+    /// Documents kept (not unsure).
+    pub kept: usize,
+    /// kept / documents.
+    pub share: f64,
+    /// Accuracy on the kept documents (`None` when none is kept).
+    pub accuracy: Option<f64>,
+}
+
+/// The thresholds of [`Evaluation::coverage`].
+pub const COVERAGE_THRESHOLDS: [f64; 9] = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999];
+
+/// The accuracy–coverage table of (probability of the predicted label, right) pairs.
+pub fn coverage(documents: &[(f64, bool)], thresholds: &[f64]) -> Vec<CoveragePoint> {
+    thresholds
+        .iter()
+        .map(|&min_prob| {
+            let kept: Vec<bool> = documents
+                .iter()
+                .filter(|(p, _)| *p >= min_prob)
+                .map(|&(_, right)| right)
+                .collect();
+            CoveragePoint {
+                min_prob,
+                kept: kept.len(),
+                share: if documents.is_empty() {
+                    0.0
+                } else {
+                    kept.len() as f64 / documents.len() as f64
+                },
+                accuracy: (!kept.is_empty())
+                    .then(|| kept.iter().filter(|&&r| r).count() as f64 / kept.len() as f64),
+            }
+        })
+        .collect()
 }
 
 /// Accumulates predictions.
@@ -48,6 +93,8 @@ pub struct Evaluator {
     /// The number of labels the model knows (evaluation labels beyond it are unknown to it).
     known: usize,
     calibration: Calibration,
+    /// Per document: the predicted label's probability and whether it was right.
+    confidence: Vec<(f64, bool)>,
 }
 
 impl Evaluator {
@@ -60,6 +107,7 @@ impl Evaluator {
             documents: 0,
             known: k,
             calibration: Calibration::default(),
+            confidence: Vec::new(),
         }
     }
 
@@ -80,6 +128,12 @@ impl Evaluator {
         self.confusion[truth][predicted] += 1;
         self.entropy_sum += distribution.entropy;
         self.documents += 1;
+        let p = distribution
+            .probabilities
+            .get(predicted)
+            .copied()
+            .unwrap_or(0.0);
+        self.confidence.push((p, truth == predicted));
         let known = (truth < self.known).then_some(truth);
         self.calibration
             .add(&distribution.probabilities, predicted, known);
@@ -138,6 +192,7 @@ impl Evaluator {
             per_label,
             labels: self.labels,
             confusion: self.confusion,
+            coverage: coverage(&self.confidence, &COVERAGE_THRESHOLDS),
         }
     }
 }
@@ -172,6 +227,33 @@ mod tests {
         assert!((r.macro_f1 - 7.0 / 12.0).abs() < 1e-12);
         assert_eq!(r.confusion, vec![vec![2, 1], vec![1, 1]]);
         assert!((r.mean_entropy - 0.5).abs() < 1e-12);
+    }
+
+    /// Hand-computed: probabilities 0.55 (right), 0.65 (wrong), 0.95 (right), 0.99 (right).
+    #[test]
+    fn coverage_by_hand() {
+        let docs = [(0.55, true), (0.65, false), (0.95, true), (0.99, true)];
+        let table = coverage(&docs, &[0.0, 0.6, 0.9, 0.99, 0.999]);
+        let got: Vec<(usize, f64, Option<f64>)> = table
+            .iter()
+            .map(|c| (c.kept, c.share, c.accuracy))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (4, 1.0, Some(0.75)),
+                (3, 0.75, Some(2.0 / 3.0)),
+                (2, 0.5, Some(1.0)),
+                (1, 0.25, Some(1.0)),
+                (0, 0.0, None),
+            ]
+        );
+        let mut e = Evaluator::new(vec!["a".into(), "b".into()]);
+        e.add(0, 0, &dist(0, 0.5));
+        e.add(1, 0, &dist(0, 0.5));
+        let r = e.finish();
+        assert_eq!(r.coverage[0].accuracy, Some(0.5));
+        assert_eq!(r.coverage[4].kept, 0, "0.8 < 0.9: both unsure at 0.9");
     }
 
     #[test]

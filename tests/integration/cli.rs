@@ -172,6 +172,39 @@ fn train_eval_mail_reaches_the_floor_and_matches_golden() {
 }
 
 #[test]
+fn eval_reports_the_unsure_bands_accuracy_against_coverage_and_plots_it() {
+    let (dir, model) = train("news", &[]);
+    let plots = dir.path().join("plots");
+    let json = eval_json(&model, "news", &["--plot", plots.to_str().unwrap()]);
+    let coverage = json["coverage"].as_array().expect("coverage");
+    let thresholds: Vec<f64> = coverage
+        .iter()
+        .map(|c| c["min_prob"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        thresholds,
+        [0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999]
+    );
+    // No threshold: every document kept, the plain accuracy.
+    assert_eq!(coverage[0]["kept"], json["documents"]);
+    assert_eq!(coverage[0]["accuracy"], json["accuracy"]);
+    // A higher threshold keeps fewer documents, never more.
+    let kept: Vec<u64> = coverage
+        .iter()
+        .map(|c| c["kept"].as_u64().unwrap())
+        .collect();
+    assert!(kept.windows(2).all(|w| w[1] <= w[0]), "{kept:?}");
+    for c in coverage {
+        let share = c["share"].as_f64().unwrap();
+        let expected = c["kept"].as_f64().unwrap() / json["documents"].as_f64().unwrap();
+        assert!((share - expected).abs() < 1e-12);
+        assert_eq!(c["accuracy"].is_null(), c["kept"] == 0);
+    }
+    let svg = std::fs::read_to_string(plots.join("coverage.svg")).unwrap();
+    assert!(svg.contains("share of documents kept"), "{svg}");
+}
+
+#[test]
 fn train_summary_names_documents_labels_and_epochs() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.cwm");
