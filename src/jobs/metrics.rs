@@ -253,7 +253,8 @@ mod tests {
         e.add(1, 0, &dist(0, 0.5));
         let r = e.finish();
         assert_eq!(r.coverage[0].accuracy, Some(0.5));
-        assert_eq!(r.coverage[4].kept, 0, "0.8 < 0.9: both unsure at 0.9");
+        assert_eq!(r.coverage[4].kept, 2, "0.8 is kept at 0.8");
+        assert_eq!(r.coverage[5].kept, 0, "0.8 < 0.9: both unsure at 0.9");
     }
 
     #[test]
