@@ -13,6 +13,8 @@ mod bad_inputs;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
+mod delivery;
+#[cfg(feature = "cli")]
 mod filter;
 mod hash_collisions;
 mod layers;
