@@ -1,3 +1,6 @@
+//! Layer 6, experiment: uses every layer below; nothing in the library uses it (the command line
+//! and the tests do). Its functions may take settings no user would, for the papers' sake.
+//!
 //! Reproductions of the papers' experiments, as library functions that return tables, so that
 //! `cwtext experiment …` prints them and tests assert their shape:
 //!

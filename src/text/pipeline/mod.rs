@@ -3,7 +3,13 @@
 //! The pipeline is *data*: [`PipelineConfig`] is a serde value saved in every model, and
 //! [`Pipeline::new`] builds the stages from it, so `classify` always runs exactly the pipeline the
 //! model was trained with. Each stage kind is one small trait in its own file
-//! ([`tokenizer::Tokenizer`], [`filter::TokenFilter`]); hashing ([`hash`]) is frozen.
+//! ([`tokenizer::Tokenizer`], [`filter::TokenFilter`]), and [`config`] builds the stages from
+//! their stored settings; hashing ([`hash`]) is frozen. ASCII text takes the fast path of
+//! [`ascii`], which must give exactly what the general path gives; [`trace`] gives the features
+//! with their texts (for `explain` and the kept vocabulary).
+//!
+//! **May use:** the rest of the text layer below it ([`crate::text::input`]) and the
+//! foundation; the subword trainer and the vocabulary are above it.
 
 pub mod ascii;
 pub mod config;
