@@ -2,8 +2,9 @@
 //! layers below — train, tune, online corrections, batch classification, label and route,
 //! explain, evaluate.
 //!
-//! [`corpus`] scans a folder per label; [`train`] featurises a corpus and trains (with its
-//! settings validated once into a [`plan::TrainPlan`]); `cluster` trains across processes
+//! [`corpus`] scans a folder per label; [`train`] featurises a corpus, chooses settings and
+//! trains (with its settings validated once into a [`plan::TrainPlan`]) on [`trainer`] (the
+//! epochs, shards and the model a trainer makes) and [`calibrate`] (the probability scale); `cluster` trains across processes
 //! (cargo feature `cluster`); [`tune`] searches settings; [`online`] applies corrections;
 //! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
 //! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
@@ -17,6 +18,7 @@
 #[cfg(feature = "archive")]
 pub mod archiving;
 pub mod batch;
+pub mod calibrate;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod corpus;
@@ -28,4 +30,5 @@ pub mod online;
 pub mod plan;
 pub mod route;
 pub mod train;
+pub mod trainer;
 pub mod tune;
