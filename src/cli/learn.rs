@@ -11,9 +11,9 @@ use super::common::{report_skipped, FilterArgs, Ui};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
-use cwtext::jobs::corpus::{list_files, scan_labelled};
+use cwtext::jobs::corpus::list_files;
 use cwtext::model::Model;
-use cwtext::text::featurize::featurize_file;
+use cwtext::text::featurize::featurize_source;
 use cwtext::text::pipeline::Pipeline;
 
 const EXAMPLES: &str = "\
@@ -49,22 +49,23 @@ pub struct LearnArgs {
 pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     // What to learn, before taking the lock (reading can be slow; the lock is held briefly).
-    let mut sources: Vec<(Source, String)> = Vec::new();
+    let mut sources: Vec<(Input, String)> = Vec::new();
     match (&args.label, args.inputs.as_slice()) {
-        (Some(label), []) => sources.push((Source::Stdin, label.clone())),
+        (Some(label), []) => sources.push((Input::Stdin, label.clone())),
         (Some(label), files) => {
             for f in files {
                 if f.is_dir() {
                     for file in list_files(f, &args.filter.build()?)?.files {
-                        sources.push((Source::File(file), label.clone()));
+                        sources.push((Input::Document(file.into()), label.clone()));
                     }
                 } else {
-                    sources.push((Source::File(f.clone()), label.clone()));
+                    sources.push((Input::Document(f.clone().into()), label.clone()));
                 }
             }
         }
         (None, [dir]) if dir.is_dir() => {
-            let corpus = scan_labelled(dir, &args.filter.build()?)?;
+            // One folder of corrections is enough.
+            let corpus = args.filter.scan(dir, 1)?;
             corpus.warnings.iter().for_each(|w| ui.warn(w));
             let mut files = corpus.files;
             {
@@ -73,7 +74,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 files.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(args.seed));
             }
             for (file, label) in files {
-                sources.push((Source::File(file), corpus.labels[label].clone()));
+                sources.push((Input::Document(file), corpus.labels[label].clone()));
             }
         }
         (None, _) => anyhow::bail!(
@@ -121,16 +122,16 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(report_skipped(ui, &skipped))
 }
 
-enum Source {
+enum Input {
     Stdin,
-    File(PathBuf),
+    Document(cwtext::text::source::Source),
 }
 
-impl Source {
+impl Input {
     fn features(&self, pipeline: &mut Pipeline) -> Result<cwtext::features::FeatureVector, Error> {
         match self {
-            Source::File(path) => featurize_file(pipeline, path),
-            Source::Stdin => {
+            Input::Document(source) => featurize_source(pipeline, source),
+            Input::Stdin => {
                 let path = PathBuf::from("<stdin>");
                 let mut bytes = Vec::new();
                 std::io::stdin()

@@ -7,7 +7,6 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::corpus::scan_labelled;
 use cwtext::jobs::plan::{ClusterRequest, TrainOutcome, TrainPlan, TrainRequest};
 use cwtext::learn::learner::{Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind};
 use cwtext::model::WeightEncoding;
@@ -234,7 +233,7 @@ fn run_cluster(args: &TrainArgs, mut plan: TrainPlan, ui: &Ui) -> anyhow::Result
     if plan.subword().is_some() {
         // Every process trains the same vocabulary on the whole corpus (training is
         // deterministic), so no process has to send it to the others.
-        let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+        let corpus = args.filter.scan(&args.dir, 2)?;
         plan.train_vocabulary(&corpus, &mut |note| ui.info(note))?;
     }
     let cluster = cwtext::jobs::cluster::ClusterConfig {
@@ -350,9 +349,12 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     let calibrate = plan.settings().calibrate;
     let start = Instant::now();
-    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    // A classifier needs two labels to tell apart; continuing a model (--resume) may add
+    // documents of one.
+    let min_labels = if start_model.is_some() { 1 } else { 2 };
+    let corpus = args.filter.scan(&args.dir, min_labels)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
-    if corpus.labels.len() < 2 {
+    if corpus.labels.len() < 2 && start_model.is_none() {
         ui.warn(format!(
             "only one label ({}): every document will get it",
             corpus.labels[0]

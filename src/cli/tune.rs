@@ -10,7 +10,6 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::corpus::scan_labelled;
 use cwtext::jobs::train::{check_epochs, train_corpus, TrainSettings};
 use cwtext::jobs::tune::{search, winning_settings, PATIENCE};
 use cwtext::model::WeightEncoding;
@@ -76,7 +75,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     base.pipeline.validate()?;
     let start = Instant::now();
-    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    let corpus = args.filter.scan(&args.dir, 2)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let progress = ui.progress(args.budget as u64);
     progress.set_message("tuning");

@@ -34,6 +34,7 @@ use crate::learn::learner::{Learner, ScoreGaussian};
 use crate::model::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
 use crate::text::featurize::featurize_files;
+use crate::text::source::Source;
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).
 #[derive(Debug, Clone)]
@@ -143,7 +144,7 @@ fn run_worker(
 
     // This process's shard, featurised in corpus order.
     let corpus = scan_labelled(dir, filter)?;
-    let mine: Vec<(usize, &PathBuf, usize)> = corpus
+    let mine: Vec<(usize, &Source, usize)> = corpus
         .files
         .iter()
         .enumerate()

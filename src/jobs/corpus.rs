@@ -1,15 +1,23 @@
-//! Finding documents on disk: a folder-organised corpus `ROOT/<label>/**/<file>` for training
-//! and evaluation, or every file below a directory for labelling. Symbolic links to files and
+//! Finding documents on disk: a labelled corpus for training and evaluation — a folder per
+//! label `ROOT/<label>/**/<file>`, or a mail store (Maildir, Maildir++, mbox, MH) whose folders
+//! are the labels — or every file below a directory for labelling. Symbolic links to files and
 //! folders are followed (a link loop is reported, not followed forever); hidden files are
-//! skipped; `--include` / `--exclude` globs match the file name; the order is sorted, so every
-//! run sees the same documents in the same order.
+//! skipped; `--include` / `--exclude` globs match the file name (of the message file, or of
+//! the mbox); the order is sorted, so every run sees the same documents in the same order.
+//!
+//! A root that would train nonsense is refused, saying what was found and what was expected:
+//! one label (nothing to tell apart), or a label called `cur`, `new` or `tmp` (a Maildir read
+//! as a folder per label, which trained a one-label model called "cur" before, issue 19).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
+use crate::text::mailbox::{self, Layout};
+use crate::text::source::Source;
 
 /// File-name globs that choose which files a command reads.
 #[derive(Debug, Clone, Default)]
@@ -59,14 +67,52 @@ pub struct FileList {
     pub warnings: Vec<String>,
 }
 
-/// A labelled corpus: label names (sorted) and (file, label index) pairs.
-#[derive(Debug, Default)]
+/// A labelled corpus: label names (sorted) and (document, label index) pairs.
+#[derive(Debug)]
 pub struct LabelledCorpus {
-    /// The corpus root the files were found under.
+    /// The corpus root the documents were found under.
     pub root: PathBuf,
+    /// How the root was read.
+    pub layout: Layout,
     pub labels: Vec<String>,
-    pub files: Vec<(PathBuf, usize)>,
+    pub files: Vec<(Source, usize)>,
     pub warnings: Vec<String>,
+}
+
+impl Default for LabelledCorpus {
+    fn default() -> Self {
+        LabelledCorpus {
+            root: PathBuf::new(),
+            layout: Layout::Files,
+            labels: Vec::new(),
+            files: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// How a labelled corpus is read.
+#[derive(Debug, Clone)]
+pub struct CorpusOptions {
+    /// The layout; `None` detects it ([`mailbox::detect`]).
+    pub layout: Option<Layout>,
+    /// The label of a mail store's inbox; `None` leaves the inbox out (with a warning that
+    /// says so): an inbox holds the mail still to be sorted, every kind of it, so as a label it
+    /// would teach the router a catch-all that takes documents from every real folder.
+    pub inbox_label: Option<String>,
+    /// Fewer labels than this is refused: 2 to train or evaluate a classifier, 1 for a folder
+    /// of corrections.
+    pub min_labels: usize,
+}
+
+impl Default for CorpusOptions {
+    fn default() -> Self {
+        CorpusOptions {
+            layout: None,
+            inbox_label: None,
+            min_labels: 1,
+        }
+    }
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
@@ -136,8 +182,150 @@ pub fn walk_files(
     Ok(warnings)
 }
 
-/// Reads `root/<label>/**/<file>`: every sub-folder is a label.
+/// Reads a labelled corpus with the default [`CorpusOptions`]: the layout detected, a mail
+/// store's inbox left out, one label enough.
 pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
+    scan_corpus(root, filter, &CorpusOptions::default())
+}
+
+/// Reads a labelled corpus: `root/<label>/**/<file>` (every sub-folder a label), or a mail
+/// store whose folders are the labels, as `options` say; refuses a root that yields fewer than
+/// `options.min_labels` labels or a label named like a Maildir sub-folder.
+pub fn scan_corpus(
+    root: &Path,
+    filter: &FileFilter,
+    options: &CorpusOptions,
+) -> Result<LabelledCorpus> {
+    let layout = options.layout.unwrap_or_else(|| mailbox::detect(root));
+    let mut corpus = match layout {
+        Layout::Files => scan_label_folders(root, filter)?,
+        _ => scan_store(root, layout, filter, options)?,
+    };
+    corpus.layout = layout;
+    check_labels(&corpus, options, layout)?;
+    Ok(corpus)
+}
+
+/// Refuses what would train nonsense, saying what was found and what was expected.
+fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout) -> Result<()> {
+    let how = match options.layout {
+        Some(_) => format!("read with --layout {layout}"),
+        None => format!("read as {layout} (detected)"),
+    };
+    let refuse = |message: String| Error::Corpus {
+        path: corpus.root.clone(),
+        message,
+    };
+    if let Some(sub) = corpus.labels.iter().find(|l| {
+        let last = l.rsplit('/').next().unwrap_or(l);
+        mailbox::maildir::SUBFOLDERS.contains(&last)
+    }) {
+        return Err(refuse(format!(
+            "label {sub:?} is a Maildir sub-folder ({how}, labels {}): this looks like a Maildir, whose folders are .<Folder>/ or <Folder>/ with cur/ new/ tmp/ inside; read it with --layout maildir, or rename the folder if it really is a label",
+            quoted(&corpus.labels)
+        )));
+    }
+    if corpus.labels.len() < options.min_labels {
+        let mut counts = vec![0usize; corpus.labels.len()];
+        corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
+        let found: Vec<String> = corpus
+            .labels
+            .iter()
+            .zip(&counts)
+            .map(|(l, n)| format!("{l:?} ({n} documents)"))
+            .collect();
+        let inbox_hint = if layout != Layout::Files && options.inbox_label.is_none() {
+            "; the inbox is left out unless --inbox-label NAME names it"
+        } else {
+            ""
+        };
+        return Err(refuse(format!(
+            "found {} label(s), {} ({how}), but at least {} are needed: expected {}{inbox_hint}",
+            corpus.labels.len(),
+            if found.is_empty() {
+                "none".to_string()
+            } else {
+                found.join(", ")
+            },
+            options.min_labels,
+            layout.expected()
+        )));
+    }
+    Ok(())
+}
+
+fn quoted(labels: &[String]) -> String {
+    labels
+        .iter()
+        .map(|l| format!("{l:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A mail store's folders as labels (see [`mailbox::read_store`]); the inbox becomes
+/// `options.inbox_label` or is left out with a warning.
+fn scan_store(
+    root: &Path,
+    layout: Layout,
+    filter: &FileFilter,
+    options: &CorpusOptions,
+) -> Result<LabelledCorpus> {
+    let store = mailbox::read_store(root, layout)?;
+    let mut corpus = LabelledCorpus {
+        root: root.to_path_buf(),
+        warnings: store.warnings,
+        ..LabelledCorpus::default()
+    };
+    let mut by_label: BTreeMap<String, Vec<Source>> = BTreeMap::new();
+    for folder in store.folders {
+        let label = match (&folder.label, &options.inbox_label) {
+            (Some(l), _) => l.clone(),
+            (None, Some(inbox)) => inbox.clone(),
+            (None, None) => {
+                corpus.warnings.push(format!(
+                    "{}: the inbox ({} messages) is left out; --inbox-label NAME reads it as label NAME",
+                    folder.path.display(),
+                    folder.messages.len()
+                ));
+                continue;
+            }
+        };
+        let messages = folder
+            .messages
+            .into_iter()
+            .filter(|s| filter.accepts(s.path()));
+        by_label.entry(label).or_default().extend(messages);
+    }
+    for (label, mut messages) in by_label {
+        if messages.is_empty() {
+            corpus.warnings.push(format!(
+                "{}: no messages in folder {label:?} (check --include/--exclude), label ignored",
+                root.display()
+            ));
+            continue;
+        }
+        messages.sort();
+        let index = corpus.labels.len();
+        corpus.labels.push(label);
+        corpus
+            .files
+            .extend(messages.into_iter().map(|s| (s, index)));
+    }
+    if corpus.files.is_empty() {
+        return Err(Error::Corpus {
+            path: root.to_path_buf(),
+            message: format!(
+                "no messages found reading it as {layout}: expected {} (check --include/--exclude{})",
+                layout.expected(),
+                if options.inbox_label.is_none() { "; the inbox is left out unless --inbox-label NAME names it" } else { "" }
+            ),
+        });
+    }
+    Ok(corpus)
+}
+
+/// Reads `root/<label>/**/<file>`: every sub-folder is a label.
+fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
     let mut corpus = LabelledCorpus {
@@ -174,7 +362,7 @@ pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus>
         corpus.labels.push(name);
         corpus
             .files
-            .extend(list.files.into_iter().map(|f| (f, index)));
+            .extend(list.files.into_iter().map(|f| (Source::file(f), index)));
     }
     if corpus.files.is_empty() {
         return Err(Error::Corpus {
@@ -263,7 +451,7 @@ mod tests {
         let names: Vec<_> = c
             .files
             .iter()
-            .map(|(p, l)| (p.strip_prefix(dir.path()).unwrap().to_path_buf(), *l))
+            .map(|(p, l)| (p.path().strip_prefix(dir.path()).unwrap().to_path_buf(), *l))
             .collect();
         assert_eq!(
             names,

@@ -446,7 +446,7 @@ impl TrainPlan {
             });
             let seen = Vocabulary::collect(
                 &corpus.files,
-                |(p, _)| p,
+                |(s, _)| s,
                 &self.settings.pipeline,
                 per_bucket,
                 progress,

@@ -19,9 +19,10 @@ use crate::model::{
     WeightEncoding,
 };
 use crate::text::featurize::{featurize_document, featurize_files};
-use crate::text::input::{read_document, InputLimits};
+use crate::text::input::InputLimits;
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
+use crate::text::source::Source;
 use crate::text::subword_trainer::TrainedVocabulary;
 
 /// The most epochs a run may ask for.
@@ -337,7 +338,7 @@ pub fn train_vocabulary(
     let texts = corpus
         .files
         .iter()
-        .filter_map(move |(path, _)| read_document(path, limits).ok())
+        .filter_map(move |(source, _)| source.read(limits).ok())
         .map(|doc| match doc.headers {
             Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
             _ => doc.body,
@@ -492,22 +493,22 @@ pub fn train_sharded(
 
 /// Which of `n` shards a file belongs to: a fixed hash of its path relative to the corpus root
 /// (salted so that it is independent of the held-out fifth), the same on every machine.
-pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
+pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
     use std::hash::Hasher;
-    let relative = path.strip_prefix(root).unwrap_or(path);
     let mut h = crate::text::pipeline::hash::FrozenHasher::default();
     h.write(b"shard\0");
-    h.write(relative.to_string_lossy().as_bytes());
+    h.write(source.key(root).as_bytes());
     ((h.finish() >> 32) % n.max(1) as u64) as usize
 }
 
-/// Whether a file belongs to the held-out fifth: a fixed hash of its path relative to the corpus
-/// root, so the split never depends on the order, the machine or the run.
-pub fn held_out(root: &Path, path: &Path) -> bool {
+/// Whether a document belongs to the held-out fifth: a fixed hash of its key relative to the
+/// corpus root ([`Source::key`]: a file's relative path, a Maildir message's name without its
+/// flags, an mbox message's file and offset), so the split never depends on the order, the
+/// machine or the run.
+pub fn held_out(root: &Path, source: &Source) -> bool {
     use std::hash::Hasher;
-    let relative = path.strip_prefix(root).unwrap_or(path);
     let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(relative.to_string_lossy().as_bytes());
+    h.write(source.key(root).as_bytes());
     // The top bits, which FxHash mixes well (see pipeline::hash).
     (h.finish() >> 32) % 5 == 0
 }
@@ -968,11 +969,11 @@ pub fn featurize_corpus_many(
                     .map(|c| Pipeline::new(c).expect("validated above"))
                     .collect::<Vec<_>>()
             },
-            |pipelines, (path, _)| {
-                let out = match read_document(path, configs[0].input_limits()) {
+            |pipelines, (source, _)| {
+                let out = match source.read(configs[0].input_limits()) {
                     Ok(doc) => pipelines
                         .iter_mut()
-                        .map(|p| featurize_document(p, &doc, path))
+                        .map(|p| featurize_document(p, &doc, &source.name()))
                         .collect(),
                     // The same problem for every pipeline; one that stops the run stops it once.
                     Err(e) => {

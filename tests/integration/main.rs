@@ -15,6 +15,8 @@ mod cli;
 mod hash_collisions;
 mod layers;
 mod learners;
+#[cfg(feature = "cli")]
+mod mailbox;
 mod model_compat;
 mod reproduce;
 mod selection;

@@ -1,0 +1,190 @@
+//! Maildir folders: one file per message in `cur/` (seen by a mail program) or `new/` (not yet);
+//! `tmp/` holds deliveries in progress and is never read. A file name is a unique name plus,
+//! in `cur/`, `:2,FLAGS` (`!2,FLAGS` where `:` cannot be in a file name); the flags change when
+//! the message is read or flagged, so a message's identity is its folder and unique name.
+//!
+//! A store is read in both layouts mail servers write:
+//! * **Maildir++** (Dovecot's default, Courier): the root is the inbox, folders are dot
+//!   directories below it, `.Work.Projects` for `Work/Projects`;
+//! * **one directory per folder** (Dovecot `LAYOUT=fs`, mbsync, offlineimap): `Work/Projects/`
+//!   with its own `cur/ new/ tmp/`; a top-level `INBOX` (any case) is the inbox.
+//!
+//! Hand-written rather than the `maildir` crate (0BSD, passively maintained): it would bring a
+//! second MIME parser (mailparse) and gethostname for what is here a directory listing, and it
+//! stops silently when `cur/` cannot be read, refuses a `cur/` file without `:2,`, and does not
+//! sort; a corpus needs the listing sorted and every unreadable folder reported.
+
+use std::path::{Path, PathBuf};
+
+use crate::text::source::Source;
+
+/// The sub-folders every Maildir folder has; none of them is a mail folder of its own.
+pub const SUBFOLDERS: [&str; 3] = ["cur", "new", "tmp"];
+
+/// Whether `dir` is a Maildir folder: it has `cur/` and `new/` (`tmp/` may be missing in a
+/// copy, and is not read anyway).
+pub fn is_maildir(dir: &Path) -> bool {
+    dir.join("cur").is_dir() && dir.join("new").is_dir()
+}
+
+/// A message file's unique name: its name without the `:2,FLAGS` (or `!2,FLAGS`) suffix.
+pub fn unique_name(file_name: &str) -> &str {
+    [":2,", "!2,", ":1,", "!1,"]
+        .iter()
+        .filter_map(|sep| file_name.rfind(sep))
+        .min()
+        .map_or(file_name, |i| &file_name[..i])
+}
+
+/// The messages of the Maildir folder `dir` (its `cur/` and `new/`), sorted by path; what could
+/// not be listed is a warning that names it. Dot files (editor and tool leftovers) are skipped.
+pub fn messages(dir: &Path) -> (Vec<Source>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut warnings = Vec::new();
+    for sub in ["cur", "new"] {
+        let sub = dir.join(sub);
+        let entries = match std::fs::read_dir(&sub) {
+            Ok(e) => e,
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: {e}; its messages were not read",
+                    sub.display()
+                ));
+                continue;
+            }
+        };
+        for entry in entries {
+            match entry {
+                Ok(e) => {
+                    let path = e.path();
+                    if e.file_name().to_string_lossy().starts_with('.') {
+                        continue;
+                    }
+                    // Through links, as the rest of cwtext reads folders.
+                    if path.is_file() {
+                        files.push(path);
+                    } else if !path.is_dir() {
+                        warnings.push(format!("{}: not a readable file, skipped", path.display()));
+                    }
+                }
+                Err(e) => warnings.push(format!("{}: {e}", sub.display())),
+            }
+        }
+    }
+    files.sort();
+    (
+        files.into_iter().map(Source::maildir_message).collect(),
+        warnings,
+    )
+}
+
+/// The folders of a Maildir store at `root`: `(label, folder)` pairs, the inbox with no label,
+/// sorted by label. Maildir++ dot folders and one-directory-per-folder stores are both read
+/// (see the module doc); folder names become labels with `/` between levels.
+pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    if is_maildir(root) {
+        out.push((None, root.to_path_buf()));
+    }
+    let mut walk = vec![(root.to_path_buf(), Vec::<String>::new())];
+    while let Some((dir, names)) = walk.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                warnings.push(format!("{}: {e}; its folders were not read", dir.display()));
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !path.is_dir() || SUBFOLDERS.contains(&name.as_str()) {
+                continue;
+            }
+            if let Some(dotted) = name.strip_prefix('.') {
+                // Maildir++ folders live only at the root, flat.
+                if names.is_empty() && is_maildir(&path) {
+                    let label: Vec<&str> = dotted.split('.').filter(|p| !p.is_empty()).collect();
+                    if !label.is_empty() {
+                        out.push((Some(label.join("/")), path));
+                    }
+                }
+                continue;
+            }
+            let mut label = names.clone();
+            label.push(name.clone());
+            if is_maildir(&path) {
+                let inbox = names.is_empty() && name.eq_ignore_ascii_case("inbox");
+                out.push(((!inbox).then(|| label.join("/")), path.clone()));
+            }
+            walk.push((path, label));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    (out, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_names_drop_the_flags() {
+        assert_eq!(
+            unique_name("1234.M5P6.host,S=100:2,RS"),
+            "1234.M5P6.host,S=100"
+        );
+        assert_eq!(unique_name("1234.host!2,S"), "1234.host");
+        assert_eq!(unique_name("1234.host"), "1234.host");
+    }
+
+    #[test]
+    fn both_layouts_name_folders_with_slashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in [
+            "cur",
+            "new",
+            "tmp",
+            ".Spam/cur",
+            ".Spam/new",
+            ".Work.Projects/cur",
+            ".Work.Projects/new",
+            ".notafolder",
+            "Lists/cur",
+            "Lists/new",
+            "Lists/Rust/cur",
+            "Lists/Rust/new",
+            "INBOX/cur",
+            "INBOX/new",
+            "plain",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join("cur/1:2,S"), "x").unwrap();
+        std::fs::write(root.join("new/2"), "x").unwrap();
+        std::fs::write(root.join("cur/.hidden"), "x").unwrap();
+        std::fs::write(root.join("tmp/3"), "x").unwrap();
+        let (found, warnings) = folders(root);
+        let labels: Vec<Option<&str>> = found.iter().map(|(l, _)| l.as_deref()).collect();
+        assert_eq!(
+            labels,
+            [
+                None,
+                None,
+                Some("Lists"),
+                Some("Lists/Rust"),
+                Some("Spam"),
+                Some("Work/Projects")
+            ]
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (msgs, _) = messages(root);
+        let names: Vec<String> = msgs
+            .iter()
+            .map(|s| s.path().strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["cur/1:2,S", "new/2"]);
+    }
+}

@@ -1,0 +1,427 @@
+//! mbox files: many messages in one file, each starting at a `From ` separator line
+//! (`From sender Sat Jan  3 01:05:34 1996`), as mutt, Thunderbird, Apple Mail exports, `formail`
+//! and every Unix mail spool write them.
+//!
+//! Hand-written, not a crate: the readers on crates.io do not give what a corpus needs. The
+//! `mbox-reader` crate (2019, unmaintained) splits at every `From ` and keeps the quoting;
+//! mail-parser 0.11 (already used here for MIME) splits at every line starting with `From `,
+//! gives neither byte offsets (a message's identity here) nor `Content-Length`, and its 1.0
+//! needs a newer Rust than this crate's; melib is GPL and a whole mail client. What is needed is
+//! small: a line scanner that records where each message starts and ends.
+//!
+//! How a file is read ([RFC 4155](https://www.rfc-editor.org/rfc/rfc4155) and the variants it
+//! describes):
+//! * a separator is a line starting with `From ` that also carries a time (`12:34`) and a year,
+//!   as every writer puts there; a body line like `From the desk of …` that a careless writer
+//!   left unquoted does not split a message;
+//! * the blank line before a separator belongs to the separator, not to the message;
+//! * a `Content-Length` header (mboxcl, Solaris mail) is honoured when it is consistent: the body
+//!   it measures must end at the end of the file or just before a separator line (optionally
+//!   after a blank line); then unquoted `From ` lines inside that body do not split it. An
+//!   inconsistent one is ignored with a warning;
+//! * quoting is undone when a message is read ([`unquote`]): one `>` comes off a line matching
+//!   `>+From `. That is mboxrd's rule; mboxo quotes only `From ` and leaves `>From ` alone, so an
+//!   mboxo body line that was really `>From ` reads as `From ` — the file cannot say which
+//!   variant wrote it, and for classification the difference is one `>`;
+//! * lines end in LF or CRLF; both are kept as they are.
+//!
+//! A file that ends inside a message's header, or in the middle of a line (a truncated copy),
+//! still yields its messages, with a warning naming the file and the message's offset.
+
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::text::source::MboxSpan;
+
+/// The messages found in one mbox, and what looked wrong.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Scan {
+    pub spans: Vec<MboxSpan>,
+    /// Each names the file and, where it applies, the message (`FILE@OFFSET: …`).
+    pub warnings: Vec<String>,
+}
+
+/// Whether `line` is an mbox separator: `From `, then a time and a four-digit year among the
+/// words after it (`From MAILER-DAEMON Fri Jul  8 12:08:34 2011`, `From - Mon Jan 1 00:00:00
+/// 2001` as Thunderbird writes it).
+pub fn is_separator(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"From ") else {
+        return false;
+    };
+    let rest = String::from_utf8_lossy(rest);
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let is_time = |w: &str| {
+        let parts: Vec<&str> = w.split(':').collect();
+        (2..=3).contains(&parts.len())
+            && parts
+                .iter()
+                .all(|p| (1..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let is_year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
+    words.len() >= 3 && words.iter().any(|w| is_time(w)) && words.iter().any(|w| is_year(w))
+}
+
+/// Whether the file at `path` starts like an mbox (its first line is a separator). Reads at
+/// most a kilobyte.
+pub fn looks_like_mbox(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(1024);
+    if file.take(1024).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    is_separator(line)
+}
+
+/// Whether `bytes` start like an mbox.
+pub fn bytes_look_like_mbox(bytes: &[u8]) -> bool {
+    let line = &bytes[..bytes.len().min(1024)];
+    is_separator(line.split(|&b| b == b'\n').next().unwrap_or_default())
+}
+
+/// Scans the mbox file at `path`. An error when it cannot be read or does not start with a
+/// separator line; a problem with one message is a warning.
+pub fn scan_file(path: &Path) -> Result<Scan> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    scan(BufReader::with_capacity(1 << 16, file), path)
+}
+
+/// Scans an mbox in memory (standard input, say); `name` names it in warnings and errors.
+pub fn scan_bytes(bytes: &[u8], name: &Path) -> Result<Scan> {
+    scan(std::io::Cursor::new(bytes), name)
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line == b"\n" || line == b"\r\n"
+}
+
+/// The value of a `Content-Length:` header line, if `line` is one.
+fn content_length(line: &[u8]) -> Option<u64> {
+    const NAME: &[u8] = b"content-length:";
+    if line.len() < NAME.len() || !line[..NAME.len()].eq_ignore_ascii_case(NAME) {
+        return None;
+    }
+    std::str::from_utf8(&line[NAME.len()..])
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// A message being read.
+struct Open {
+    offset: u64,
+    start: u64,
+    in_header: bool,
+    content_length: Option<u64>,
+}
+
+/// Scans an mbox from `reader` (positioned at its start); `name` names it in messages.
+pub fn scan<R: BufRead + Seek>(mut reader: R, name: &Path) -> Result<Scan> {
+    let io = |e| Error::io(name, e);
+    let len = reader.seek(SeekFrom::End(0)).map_err(io)?;
+    reader.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut out = Scan::default();
+    let mut line = Vec::with_capacity(256);
+    let mut pos = 0u64;
+    let mut open: Option<Open> = None;
+    // Where the previous line started, when it was blank: a message ends there if a separator
+    // follows.
+    let mut blank_before: Option<u64> = None;
+    let mut ended_mid_line = false;
+    let warn = |out: &mut Scan, offset: u64, what: String| {
+        out.warnings
+            .push(format!("{}@{offset}: {what}", name.display()));
+    };
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(io)? as u64;
+        if n == 0 {
+            break;
+        }
+        let line_start = pos;
+        pos += n;
+        ended_mid_line = line.last() != Some(&b'\n');
+        if is_separator(&line) {
+            if let Some(m) = open.take() {
+                close(&mut out, m, blank_before.unwrap_or(line_start), name);
+            }
+            open = Some(Open {
+                offset: line_start,
+                start: pos,
+                in_header: true,
+                content_length: None,
+            });
+            blank_before = None;
+            continue;
+        }
+        let Some(m) = open.as_mut() else {
+            return Err(Error::Corpus {
+                path: name.to_path_buf(),
+                message: "not an mbox: the first line is not a `From ` separator line".into(),
+            });
+        };
+        let blank = is_blank(&line);
+        if m.in_header {
+            if let Some(n) = content_length(&line) {
+                m.content_length = Some(n);
+            }
+            if blank {
+                m.in_header = false;
+                if let Some(body) = m.content_length {
+                    match body_end(&mut reader, pos, body, len).map_err(io)? {
+                        Some((end, next)) => {
+                            // The body is what Content-Length says: skip to its end, even over
+                            // unquoted `From ` lines.
+                            reader.seek(SeekFrom::Start(next)).map_err(io)?;
+                            pos = next;
+                            blank_before = (next > end).then_some(end);
+                            continue;
+                        }
+                        None => {
+                            warn(
+                                &mut out,
+                                m.offset,
+                                format!("Content-Length {body} does not end at a `From ` line or the end of the file; ignored"),
+                            );
+                            reader.seek(SeekFrom::Start(pos)).map_err(io)?;
+                        }
+                    }
+                }
+            }
+        }
+        blank_before = blank.then_some(line_start);
+    }
+    if let Some(m) = open.take() {
+        if m.in_header {
+            warn(
+                &mut out,
+                m.offset,
+                "the file ends inside this message's header (truncated?)".into(),
+            );
+        } else if ended_mid_line {
+            warn(
+                &mut out,
+                m.offset,
+                format!("the file ends in the middle of a line at byte {pos} (truncated?)"),
+            );
+        }
+        close(&mut out, m, blank_before.unwrap_or(pos), name);
+    }
+    Ok(out)
+}
+
+/// Where a body of `length` bytes starting at `body` ends, and where the next separator line
+/// starts, when that is consistent: the end of the file, or a separator line right there or
+/// after one blank line. `None` otherwise.
+fn body_end<R: BufRead + Seek>(
+    reader: &mut R,
+    body: u64,
+    length: u64,
+    file_len: u64,
+) -> std::io::Result<Option<(u64, u64)>> {
+    let end = body + length;
+    if end > file_len {
+        return Ok(None);
+    }
+    if end == file_len {
+        return Ok(Some((end, end)));
+    }
+    reader.seek(SeekFrom::Start(end))?;
+    let mut next = Vec::with_capacity(128);
+    // The separator line, possibly after a blank one.
+    for _ in 0..2 {
+        next.clear();
+        let n = reader.read_until(b'\n', &mut next)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if is_separator(&next) {
+            let sep = reader.stream_position()? - n as u64;
+            return Ok(Some((end, sep)));
+        }
+        if !is_blank(&next) {
+            return Ok(None);
+        }
+    }
+    Ok(None)
+}
+
+fn close(out: &mut Scan, m: Open, end: u64, name: &Path) {
+    if end <= m.start {
+        out.warnings.push(format!(
+            "{}@{}: an empty message (a `From ` line and nothing else), skipped",
+            name.display(),
+            m.offset
+        ));
+        return;
+    }
+    out.spans.push(MboxSpan {
+        offset: m.offset,
+        start: m.start,
+        end,
+    });
+}
+
+/// A message's bytes with the `From ` quoting undone: one `>` taken off every line that
+/// matches `>+From ` (see the module doc for mboxo).
+pub fn unquote(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let quoted = |line: &[u8]| {
+        let arrows = line.iter().take_while(|&&b| b == b'>').count();
+        arrows > 0 && line[arrows..].starts_with(b"From ")
+    };
+    if !bytes.split(|&b| b == b'\n').any(quoted) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(if quoted(line) { &line[1..] } else { line });
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(text: &[u8]) -> (Vec<Vec<u8>>, Vec<String>) {
+        let scan = scan_bytes(text, Path::new("box")).unwrap();
+        let bodies = scan
+            .spans
+            .iter()
+            .map(|s| unquote(&text[s.start as usize..s.end as usize]).into_owned())
+            .collect();
+        (bodies, scan.warnings)
+    }
+
+    const SEP1: &str = "From god@heaven.af.mil Sat Jan  3 01:05:34 1996";
+    const SEP2: &str = "From - Tue Jul 23 19:39:23 2002";
+
+    #[test]
+    fn separators_need_a_time_and_a_year() {
+        assert!(is_separator(SEP1.as_bytes()));
+        assert!(is_separator(SEP2.as_bytes()));
+        assert!(is_separator(
+            b"From MAILER-DAEMON Fri Jul  8 12:08:34 2011 +0000\r\n"
+        ));
+        assert!(!is_separator(b"From the desk of the president\n"));
+        assert!(!is_separator(b"From: someone@example.com\n"));
+        assert!(!is_separator(b">From god Sat Jan  3 01:05:34 1996\n"));
+    }
+
+    #[test]
+    fn messages_split_at_separators_without_the_blank_line_before_them() {
+        let text = format!("{SEP1}\nSubject: a\n\none\n\n{SEP2}\nSubject: b\n\ntwo\n");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(
+            m,
+            [
+                b"Subject: a\n\none\n".to_vec(),
+                b"Subject: b\n\ntwo\n".to_vec()
+            ]
+        );
+        assert!(w.is_empty(), "{w:?}");
+        let scan = scan_bytes(text.as_bytes(), Path::new("box")).unwrap();
+        assert_eq!(scan.spans[0].offset, 0);
+        assert_eq!(
+            scan.spans[1].offset as usize,
+            text.find("From - ").unwrap(),
+            "identity: the separator's byte offset"
+        );
+    }
+
+    #[test]
+    fn crlf_files_split_the_same_way() {
+        let text =
+            format!("{SEP1}\r\nSubject: a\r\n\r\none\r\n\r\n{SEP2}\r\nSubject: b\r\n\r\ntwo\r\n");
+        let (m, _) = messages(text.as_bytes());
+        assert_eq!(
+            m,
+            [
+                b"Subject: a\r\n\r\none\r\n".to_vec(),
+                b"Subject: b\r\n\r\ntwo\r\n".to_vec()
+            ]
+        );
+    }
+
+    #[test]
+    fn mboxrd_quoting_is_undone_and_unquoted_body_lines_do_not_split() {
+        let text = format!(
+            "{SEP1}\nSubject: a\n\n>From here\n>>From there\nFrom the desk of\n> From x\n\n{SEP2}\nSubject: b\n\nb\n"
+        );
+        let (m, _) = messages(text.as_bytes());
+        assert_eq!(m.len(), 2);
+        assert_eq!(
+            m[0],
+            b"Subject: a\n\nFrom here\n>From there\nFrom the desk of\n> From x\n".to_vec()
+        );
+    }
+
+    #[test]
+    fn a_consistent_content_length_is_honoured_and_an_inconsistent_one_ignored() {
+        // The body holds an unquoted separator-looking line: only Content-Length keeps it whole.
+        let body = format!("hello\n{SEP2}\nstill the body\n");
+        let text = format!(
+            "{SEP1}\nContent-Length: {}\n\n{body}\n{SEP1}\nSubject: b\n\nb\n",
+            body.len()
+        );
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert!(m[0].ends_with(b"still the body\n"));
+        assert!(w.is_empty(), "{w:?}");
+        // At the end of the file.
+        let text = format!("{SEP1}\nContent-Length: {}\n\n{body}", body.len());
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(w.is_empty(), "{w:?}");
+        // Wrong: the separators decide, with a warning that names the message.
+        let text = format!("{SEP1}\nContent-Length: 3\n\n{body}\n{SEP1}\nSubject: b\n\nb\n");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 3, "{m:?}");
+        assert!(w[0].starts_with("box@0: Content-Length 3"), "{w:?}");
+        let text = format!("{SEP1}\nContent-Length: 99999\n\nshort\n");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!((m.len(), w.len()), (1, 1), "{w:?}");
+    }
+
+    #[test]
+    fn truncated_and_odd_files_warn_with_the_message_offset() {
+        let text = format!("{SEP1}\nSubject: a\n\none\n\n{SEP2}\nSubject: b\nX-Cut: ha");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 2);
+        let second = text.find("From - ").unwrap();
+        assert_eq!(
+            w,
+            [format!(
+                "box@{second}: the file ends inside this message's header (truncated?)"
+            )]
+        );
+        let text = format!("{SEP1}\nSubject: a\n\nhalf a li");
+        let (_, w) = messages(text.as_bytes());
+        assert!(w[0].contains("middle of a line"), "{w:?}");
+        let text = format!("{SEP1}\n{SEP2}\nSubject: b\n\nb\n");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 1);
+        assert!(w[0].contains("empty message"), "{w:?}");
+        let err = scan_bytes(b"Subject: not an mbox\n", Path::new("x")).unwrap_err();
+        assert!(err.to_string().contains("not an mbox"), "{err}");
+        assert!(scan_bytes(b"", Path::new("x")).unwrap().spans.is_empty());
+    }
+
+    #[test]
+    fn unquote_leaves_unquoted_text_borrowed() {
+        assert!(matches!(unquote(b"a\nb\n"), Cow::Borrowed(_)));
+        assert_eq!(
+            &*unquote(b">From a\n>>From b\n>Fromage"),
+            b"From a\n>From b\n>Fromage"
+        );
+    }
+}
