@@ -6,6 +6,7 @@ use std::path::Path;
 use super::common::ModelArg;
 use cwtext::jobs::batch::DocumentText;
 use cwtext::model::{Model, Prediction};
+use cwtext::text::source::Source;
 
 #[cfg(feature = "archive")]
 pub use with_tantivy::Archiving;
@@ -39,14 +40,15 @@ mod with_tantivy {
             })
         }
 
-        /// Adds (or replaces) the document of the file at `path`.
+        /// Adds (or replaces) the document at `source` (a file, or an mbox message).
         pub fn add(
             &mut self,
             model: &Model,
-            path: &Path,
+            source: &Source,
             p: &Prediction,
             text: DocumentText,
         ) -> anyhow::Result<()> {
+            let path = source.path();
             let dist = &p.distribution;
             let mut order: Vec<usize> = (0..dist.probabilities.len()).collect();
             order.sort_by(|&a, &b| dist.probabilities[b].total_cmp(&dist.probabilities[a]));
@@ -55,8 +57,13 @@ mod with_tantivy {
             let key = std::fs::canonicalize(path)
                 .or_else(|_| std::path::absolute(path))
                 .unwrap_or_else(|_| path.to_path_buf());
+            // An mbox message is its file and the offset of its `From ` line.
+            let key = match source.mbox_span() {
+                Some(span) => format!("{}@{}", key.to_string_lossy(), span.offset),
+                None => key.to_string_lossy().into_owned(),
+            };
             self.writer.upsert(&ArchivedDocument {
-                path: key.to_string_lossy().into_owned(),
+                path: key,
                 subject: text.subject,
                 body: text.body,
                 label: model.labels()[p.label].clone(),
@@ -115,7 +122,7 @@ mod without_tantivy {
         pub fn add(
             &mut self,
             _: &Model,
-            _: &Path,
+            _: &Source,
             _: &Prediction,
             _: DocumentText,
         ) -> anyhow::Result<()> {

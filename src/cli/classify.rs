@@ -121,24 +121,13 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 /// it is an mbox of two or more, else the input itself. A single message with a `From ` line
 /// (as procmail hands one over) stays one document under its own name.
 fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [u8]>)> {
-    use cwtext::text::mailbox::mbox;
-    if mbox::bytes_look_like_mbox(bytes) {
-        if let Ok(scan) = mbox::scan_bytes(bytes, Path::new(name)) {
-            if scan.spans.len() > 1 {
-                // Only then: a lone message without a final newline is not worth a warning.
-                scan.warnings.iter().for_each(|w| ui.warn(w));
-                return scan
-                    .spans
-                    .iter()
-                    .map(|s| {
-                        let message = &bytes[s.start as usize..s.end as usize];
-                        (format!("{name}@{}", s.offset), mbox::unquote(message))
-                    })
-                    .collect();
-            }
+    match cwtext::text::mailbox::mbox::split_bytes(bytes, name) {
+        Some((messages, warnings)) => {
+            warnings.iter().for_each(|w| ui.warn(w));
+            messages
         }
+        None => vec![(name.to_string(), Cow::Borrowed(bytes))],
     }
-    vec![(name.to_string(), Cow::Borrowed(bytes))]
 }
 
 fn predict_bytes(

@@ -27,7 +27,8 @@ and on what the model's scale was fitted, absent when it was not).";
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct EvalArgs {
-    /// Labelled folder: DIR/<label>/**/<file>.
+    /// Labelled folder DIR/<label>/**/<file>, or a mail store (Maildir, mbox files, MH) whose
+    /// folders are the labels.
     pub dir: PathBuf,
     #[command(flatten)]
     pub model: ModelArg,

@@ -43,7 +43,8 @@ pub enum Format {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct LabelArgs {
-    /// Directory to label (recursively), or a single file.
+    /// Directory to label (recursively), or a single file; a mail store (Maildir, mbox, MH)
+    /// or an mbox file is labelled message by message.
     pub dir: PathBuf,
     #[command(flatten)]
     pub model: ModelArg,
@@ -109,7 +110,7 @@ impl LabelSink<anyhow::Error> for Lines<'_> {
         text: Option<DocumentText>,
     ) -> anyhow::Result<()> {
         if let (Some(a), Some(text)) = (&mut self.archive, text) {
-            a.add(self.model, &source.name(), p, text)?;
+            a.add(self.model, source, p, text)?;
         }
         Ok(())
     }

@@ -1,7 +1,6 @@
 //! `cwtext learn -m MODEL --label L [FILE…]` and `cwtext learn -m MODEL DIR`: corrections applied
 //! to a model in place, under an exclusive lock, written atomically.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -14,13 +13,16 @@ use cwtext::integrations::lock::ModelLock;
 use cwtext::jobs::corpus::list_files;
 use cwtext::model::Model;
 use cwtext::text::featurize::featurize_source;
+use cwtext::text::mailbox::mbox;
 use cwtext::text::pipeline::Pipeline;
+use cwtext::text::source::Source;
 
 const EXAMPLES: &str = "\
 Examples:
   cwtext learn -m mail.cwm --label spam < message.eml
   cwtext learn -m mail.cwm --label receipts inbox/1.eml inbox/2.eml
-  cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>
+  cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>, or a mail store
+  cwtext learn -m mail.cwm --label spam spam.mbox   # every message of an mbox
 
 One CW update per document, in the order given (a folder: shuffled by --seed). A label the model has never
 seen is added, starting like an average label. After each update, the documents the model kept from
@@ -51,12 +53,38 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // What to learn, before taking the lock (reading can be slow; the lock is held briefly).
     let mut sources: Vec<(Input, String)> = Vec::new();
     match (&args.label, args.inputs.as_slice()) {
-        (Some(label), []) => sources.push((Input::Stdin, label.clone())),
+        (Some(label), []) => {
+            // An mbox on standard input is learned message by message.
+            let bytes = super::common::read_stdin(ui)?;
+            match mbox::split_bytes(&bytes, "-") {
+                Some((messages, warnings)) => {
+                    warnings.iter().for_each(|w| ui.warn(w));
+                    for (name, message) in messages {
+                        let input = Input::Bytes(PathBuf::from(name), message.into_owned());
+                        sources.push((input, label.clone()));
+                    }
+                }
+                None => sources.push((Input::Bytes("<stdin>".into(), bytes), label.clone())),
+            }
+        }
         (Some(label), files) => {
             for f in files {
                 if f.is_dir() {
                     for file in list_files(f, &args.filter.build()?)?.files {
                         sources.push((Input::Document(file.into()), label.clone()));
+                    }
+                } else if mbox::looks_like_mbox(f) {
+                    // An mbox file (sa-learn --mbox) is learned message by message.
+                    let scan = mbox::scan_file(f)?;
+                    scan.warnings.iter().for_each(|w| ui.warn(w));
+                    let documents: Vec<Source> = if scan.spans.len() < 2 {
+                        vec![Source::file(f)]
+                    } else {
+                        let spans = scan.spans.into_iter();
+                        spans.map(|s| Source::mbox_message(f, s)).collect()
+                    };
+                    for source in documents {
+                        sources.push((Input::Document(source), label.clone()));
                     }
                 } else {
                     sources.push((Input::Document(f.clone().into()), label.clone()));
@@ -123,26 +151,22 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 }
 
 enum Input {
-    Stdin,
-    Document(cwtext::text::source::Source),
+    /// Standard input, or one message of an mbox on it, read before the lock was taken.
+    Bytes(PathBuf, Vec<u8>),
+    Document(Source),
 }
 
 impl Input {
     fn features(&self, pipeline: &mut Pipeline) -> Result<cwtext::features::FeatureVector, Error> {
         match self {
             Input::Document(source) => featurize_source(pipeline, source),
-            Input::Stdin => {
-                let path = PathBuf::from("<stdin>");
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Error::io(&path, e))?;
+            Input::Bytes(name, bytes) => {
                 let doc = cwtext::text::input::document_from_bytes(
-                    &bytes,
-                    &path,
+                    bytes,
+                    name,
                     pipeline.config().input_limits(),
                 )?;
-                cwtext::text::featurize::featurize_document(pipeline, &doc, &path)
+                cwtext::text::featurize::featurize_document(pipeline, &doc, name)
             }
         }
     }

@@ -50,7 +50,8 @@ impl TokenizerArg {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TrainArgs {
-    /// Corpus root: DIR/<label>/**/<file>, one folder per label.
+    /// Corpus root: DIR/<label>/**/<file>, one folder per label, or a mail store (Maildir,
+    /// Maildir++, a directory of mbox files, MH) whose folders are the labels (see --layout).
     pub dir: PathBuf,
     /// Where to write the model (atomically: an existing file is replaced only when done).
     #[arg(short, long, value_name = "MODEL")]

@@ -30,7 +30,7 @@ settings of every trial go to MODEL.tune.json; the model itself holds the winner
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TuneArgs {
-    /// Training corpus: DIR/<label>/**/<file>.
+    /// Training corpus: DIR/<label>/**/<file>, or a mail store whose folders are the labels.
     pub dir: PathBuf,
     /// Where to write the best model (atomically); MODEL.tune.json gets the trials.
     #[arg(short, long, value_name = "MODEL")]

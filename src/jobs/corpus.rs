@@ -225,9 +225,22 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
             quoted(&corpus.labels)
         )));
     }
+    let mut counts = vec![0usize; corpus.labels.len()];
+    corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
+    if options.layout.is_none()
+        && layout == Layout::Mbox
+        && corpus.labels.len() > 1
+        && counts.iter().all(|&n| n == 1)
+    {
+        // A flat folder of mail files that start with `From ` lines, detected as mbox files
+        // of one message each: as labels that is one label per document.
+        return Err(refuse(format!(
+            "read as mbox (detected), every one of its {} files holds a single message, which would make each its own label: expected {}; for mail files, put them in label folders, ROOT/<label>/<file> (or say --layout mbox if these really are mbox folders)",
+            corpus.labels.len(),
+            layout.expected()
+        )));
+    }
     if corpus.labels.len() < options.min_labels {
-        let mut counts = vec![0usize; corpus.labels.len()];
-        corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
         let found: Vec<String> = corpus
             .labels
             .iter()
@@ -377,6 +390,28 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flat_folder_of_mail_files_is_not_a_folder_of_mboxes() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["1.eml", "2.eml", "3.eml"] {
+            let text = format!("From a@b Sat Jan  3 01:05:34 1996\nSubject: {name}\n\nx\n");
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let err = scan_labelled(dir.path(), &FileFilter::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("every one of its 3 files holds a single message"),
+            "{err}"
+        );
+        let options = CorpusOptions {
+            layout: Some(Layout::Mbox),
+            ..CorpusOptions::default()
+        };
+        let corpus = scan_corpus(dir.path(), &FileFilter::default(), &options).unwrap();
+        assert_eq!(corpus.labels, ["1.eml", "2.eml", "3.eml"]);
+    }
 
     #[test]
     fn globs_match_file_names() {

@@ -214,6 +214,31 @@ fn eval_learn_and_tune_read_stores_too() {
         "{}",
         stderr(&out)
     );
+    // An mbox given with --label (sa-learn --mbox), as a file or on standard input.
+    let out = cwtext()
+        .args(["learn", "--label", "Spam", "mailstores/mbox/Spam", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 12 document(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let inbox = std::fs::read(common::fixtures().join("mailstores/mbox/Inbox")).unwrap();
+    let out = cwtext()
+        .args(["learn", "--label", "Inbox", "-m"])
+        .arg(&model)
+        .write_stdin(inbox)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 3 document(s)"),
+        "{}",
+        stderr(&out)
+    );
     let out = cwtext()
         .args([
             "tune",

@@ -96,6 +96,33 @@ pub fn scan_bytes(bytes: &[u8], name: &Path) -> Result<Scan> {
     scan(std::io::Cursor::new(bytes), name)
 }
 
+/// A message split out of an mbox held in memory: its name (`NAME@OFFSET`, the offset of its
+/// `From ` line) and its bytes with the quoting undone.
+pub type Message<'b> = (String, Cow<'b, [u8]>);
+
+/// The messages of `bytes` when they are an mbox of two or more messages, with the scan's
+/// warnings; `None` otherwise: a single message with a `From ` line (as procmail hands one
+/// over) is one document, not an mbox to split. `name` names the input (`-` for standard
+/// input).
+pub fn split_bytes<'b>(bytes: &'b [u8], name: &str) -> Option<(Vec<Message<'b>>, Vec<String>)> {
+    if !bytes_look_like_mbox(bytes) {
+        return None;
+    }
+    let scan = scan_bytes(bytes, Path::new(name)).ok()?;
+    if scan.spans.len() < 2 {
+        return None;
+    }
+    let messages = scan
+        .spans
+        .iter()
+        .map(|s| {
+            let message = &bytes[s.start as usize..s.end as usize];
+            (format!("{name}@{}", s.offset), unquote(message))
+        })
+        .collect();
+    Some((messages, scan.warnings))
+}
+
 fn is_blank(line: &[u8]) -> bool {
     line == b"\n" || line == b"\r\n"
 }
@@ -414,6 +441,19 @@ mod tests {
         let err = scan_bytes(b"Subject: not an mbox\n", Path::new("x")).unwrap_err();
         assert!(err.to_string().contains("not an mbox"), "{err}");
         assert!(scan_bytes(b"", Path::new("x")).unwrap().spans.is_empty());
+    }
+
+    #[test]
+    fn only_two_or_more_messages_are_split() {
+        let one = format!("{SEP1}\nSubject: a\n\none\n");
+        assert!(split_bytes(one.as_bytes(), "-").is_none());
+        assert!(split_bytes(b"Subject: a\n\nplain mail\n", "-").is_none());
+        let two = format!("{one}\n{SEP2}\nSubject: b\n\n>From two\n");
+        let (messages, warnings) = split_bytes(two.as_bytes(), "-").unwrap();
+        assert!(warnings.is_empty());
+        assert_eq!(messages[0].0, "-@0");
+        assert_eq!(messages[1].0, format!("-@{}", one.len() + 1));
+        assert_eq!(&*messages[1].1, b"Subject: b\n\nFrom two\n");
     }
 
     #[test]

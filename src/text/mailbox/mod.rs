@@ -64,9 +64,12 @@ impl fmt::Display for Layout {
 /// Which layout `root` has, judged from its top level:
 /// * **maildir** when the root or a directory right below it has `cur/` and `new/`;
 /// * **mbox** when the root is an mbox file, or holds mbox files (first line a `From `
-///   separator) and no directories but Thunderbird's `*.sbd` and Apple Mail's `*.mbox` (a
-///   folder-per-label corpus of mails that start with `From ` lines has label directories, so
-///   it stays **files**; nested mutt folders need `--layout mbox`);
+///   separator) and nothing else (no other files, no directories but Thunderbird's `*.sbd` and
+///   Apple Mail's `*.mbox`), or holds mbox files and Thunderbird's marks (a `*.msf` summary or
+///   a `*.sbd` directory) beside other files. A folder-per-label corpus of mails that start
+///   with `From ` lines has label directories, so it stays **files**, and a folder of mail
+///   files of which some have no `From ` line stays **files** too (read as mbox, those would
+///   be left out). Nested mutt folders need `--layout mbox`;
 /// * **mh** when a directory right below the root has a `.mh_sequences` file (MH folders
 ///   without one read the same as files, except for nesting);
 /// * **files** otherwise.
@@ -84,7 +87,8 @@ pub fn detect(root: &Path) -> Layout {
     let Ok(entries) = std::fs::read_dir(root) else {
         return Layout::Files;
     };
-    let (mut mbox_files, mut other_dirs, mut mh) = (0, 0, false);
+    let (mut mbox_files, mut other_files, mut other_dirs) = (0, 0, 0);
+    let (mut thunderbird, mut mh) = (false, false);
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -93,16 +97,23 @@ pub fn detect(root: &Path) -> Layout {
                 return Layout::Maildir;
             }
             mh |= mh::is_mh_folder(&path);
+            thunderbird |= name.ends_with(".sbd");
             if !name.starts_with('.') && !name.ends_with(".sbd") && !name.ends_with(".mbox") {
                 other_dirs += 1;
             }
-        } else if !name.starts_with('.') && path.is_file() && mbox::looks_like_mbox(&path) {
-            mbox_files += 1;
+        } else if !name.starts_with('.') && path.is_file() {
+            if name.ends_with(".msf") {
+                thunderbird = true;
+            } else if mbox::looks_like_mbox(&path) {
+                mbox_files += 1;
+            } else if entry.metadata().is_ok_and(|m| m.len() > 0) {
+                other_files += 1;
+            }
         }
     }
     if mh {
         Layout::Mh
-    } else if mbox_files > 0 && other_dirs == 0 {
+    } else if mbox_files > 0 && (thunderbird || (other_dirs == 0 && other_files == 0)) {
         Layout::Mbox
     } else {
         Layout::Files
@@ -304,6 +315,11 @@ mod tests {
             &format!("{SEP}Subject: x\n\nx\n"),
         );
         touch(&d("files"), "ham/1.eml", "Subject: x\n\nx\n");
+        touch(&d("flat"), "1.eml", &format!("{SEP}Subject: x\n\nx\n"));
+        touch(&d("flat"), "2.eml", "Subject: no From line\n\nx\n");
+        touch(&d("tb"), "Spam", &format!("{SEP}Subject: x\n\nx\n"));
+        touch(&d("tb"), "Spam.msf", "// index");
+        touch(&d("tb"), "popstate.dat", "# POP3 State File");
         touch(&d("mbox"), "Spam", &format!("{SEP}Subject: x\n\nx\n"));
         touch(&d("mbox"), "Spam.msf", "// index");
         touch(
@@ -322,6 +338,16 @@ mod tests {
         assert_eq!(detect(&d("mh")), Layout::Mh);
         assert_eq!(detect(&d("maildir")), Layout::Maildir);
         assert_eq!(detect(&d("empty")), Layout::Files);
+        assert_eq!(
+            detect(&d("flat")),
+            Layout::Files,
+            "not every file is an mbox"
+        );
+        assert_eq!(
+            detect(&d("tb")),
+            Layout::Mbox,
+            "Thunderbird's files beside its mboxes"
+        );
         assert_eq!(detect(&d("files/ham/1.eml")), Layout::Files);
     }
 
