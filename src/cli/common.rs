@@ -266,14 +266,18 @@ impl FilterArgs {
         }
     }
 
-    /// Reads the labelled corpus at `dir`, refusing fewer than `min_labels` labels.
-    pub fn scan(&self, dir: &Path, min_labels: usize) -> anyhow::Result<LabelledCorpus> {
-        let options = CorpusOptions {
+    /// How a labelled corpus is read, refusing fewer than `min_labels` labels.
+    pub fn options(&self, min_labels: usize) -> CorpusOptions {
+        CorpusOptions {
             layout: self.layout(),
             inbox_label: self.inbox_label.clone(),
             min_labels,
-        };
-        Ok(scan_corpus(dir, &self.build()?, &options)?)
+        }
+    }
+
+    /// Reads the labelled corpus at `dir`, refusing fewer than `min_labels` labels.
+    pub fn scan(&self, dir: &Path, min_labels: usize) -> anyhow::Result<LabelledCorpus> {
+        Ok(scan_corpus(dir, &self.build()?, &self.options(min_labels))?)
     }
 }
 

@@ -246,6 +246,7 @@ fn run_cluster(args: &TrainArgs, mut plan: TrainPlan, ui: &Ui) -> anyhow::Result
         &cluster,
         &args.dir,
         &args.filter.build()?,
+        &args.filter.options(2),
         plan.settings(),
         &args.output,
     )?;

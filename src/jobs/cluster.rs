@@ -25,7 +25,7 @@ use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{scan_labelled, FileFilter};
+use crate::jobs::corpus::{scan_corpus, CorpusOptions, FileFilter};
 use crate::jobs::train::{
     held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS,
     SHRINKAGE_SAMPLE,
@@ -79,6 +79,7 @@ pub fn train(
     cluster: &ClusterConfig,
     dir: &Path,
     filter: &FileFilter,
+    options: &CorpusOptions,
     settings: &TrainSettings,
     output: &Path,
 ) -> Result<Option<ClusterOutcome>> {
@@ -90,14 +91,15 @@ pub fn train(
     }
     settings.pipeline.validate()?;
     settings.learner.clone().validate()?;
-    let (dir, filter, settings, output) = (
+    let (dir, filter, options, settings, output) = (
         dir.to_path_buf(),
         filter.clone(),
+        options.clone(),
         settings.clone(),
         output.to_path_buf(),
     );
     let guards = timely::execute_from_args(cluster.timely_args().into_iter(), move |worker| {
-        run_worker(worker, &dir, &filter, &settings, &output)
+        run_worker(worker, &dir, &filter, &options, &settings, &output)
     })
     .map_err(|e| Error::InvalidSetting(format!("cannot start the cluster: {e}")))?;
     let mut result = None;
@@ -114,6 +116,7 @@ fn run_worker(
     worker: &mut timely::worker::Worker,
     dir: &Path,
     filter: &FileFilter,
+    options: &CorpusOptions,
     settings: &TrainSettings,
     output: &Path,
 ) -> Result<Option<ClusterOutcome>> {
@@ -143,7 +146,7 @@ fn run_worker(
     };
 
     // This process's shard, featurised in corpus order.
-    let corpus = scan_labelled(dir, filter)?;
+    let corpus = scan_corpus(dir, filter, options)?;
     let mine: Vec<(usize, &Source, usize)> = corpus
         .files
         .iter()

@@ -252,10 +252,10 @@ fn body_end<R: BufRead + Seek>(
     length: u64,
     file_len: u64,
 ) -> std::io::Result<Option<(u64, u64)>> {
-    let end = body + length;
-    if end > file_len {
-        return Ok(None);
-    }
+    let end = match body.checked_add(length) {
+        Some(end) if end <= file_len => end,
+        _ => return Ok(None),
+    };
     if end == file_len {
         return Ok(Some((end, end)));
     }
@@ -414,9 +414,11 @@ mod tests {
         let (m, w) = messages(text.as_bytes());
         assert_eq!(m.len(), 3, "{m:?}");
         assert!(w[0].starts_with("box@0: Content-Length 3"), "{w:?}");
-        let text = format!("{SEP1}\nContent-Length: 99999\n\nshort\n");
-        let (m, w) = messages(text.as_bytes());
-        assert_eq!((m.len(), w.len()), (1, 1), "{w:?}");
+        for huge in ["99999", "18446744073709551615"] {
+            let text = format!("{SEP1}\nContent-Length: {huge}\n\nshort\n");
+            let (m, w) = messages(text.as_bytes());
+            assert_eq!((m.len(), w.len()), (1, 1), "{w:?}");
+        }
     }
 
     #[test]
