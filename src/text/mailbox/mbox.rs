@@ -458,6 +458,75 @@ mod tests {
         assert_eq!(&*messages[1].1, b"Subject: b\n\nFrom two\n");
     }
 
+    /// Lines a message may hold, the awkward ones included: separators and quoted separators
+    /// in the body, blank lines, a body `From ` line that is no separator.
+    const LINES: &[&str] = &[
+        "Subject: hello",
+        "",
+        "plain words",
+        "From the desk of",
+        "From a@b Sat Jan  3 01:05:34 1996",
+        ">From a@b Sat Jan  3 01:05:34 1996",
+        ">>From x",
+        "> quoted reply",
+        "From:",
+    ];
+
+    proptest::proptest! {
+        /// Written as mboxrd (every `>*From ` line quoted, a blank line after each message),
+        /// any messages come back as they were, byte for byte, with LF or CRLF.
+        #[test]
+        fn what_an_mboxrd_writer_wrote_comes_back(
+            messages in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(LINES), 1..8), 1..6),
+            crlf in proptest::bool::ANY,
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let mut file = String::new();
+            let mut want = Vec::new();
+            for lines in &messages {
+                file.push_str(SEP1);
+                file.push_str(eol);
+                let mut text = String::new();
+                for line in lines {
+                    let arrows = line.bytes().take_while(|&b| b == b'>').count();
+                    if line[arrows..].starts_with("From ") {
+                        file.push('>');
+                    }
+                    file.push_str(line);
+                    file.push_str(eol);
+                    text.push_str(line);
+                    text.push_str(eol);
+                }
+                file.push_str(eol);
+                want.push(text.into_bytes());
+            }
+            let (got, warnings) = messages(file.as_bytes());
+            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert!(warnings.is_empty(), "{:?}", warnings);
+        }
+
+        /// Any bytes: no panic, and the spans lie inside the input, in order, apart.
+        #[test]
+        fn any_bytes_scan_into_ordered_spans(
+            head in proptest::bool::ANY,
+            bytes in proptest::collection::vec(proptest::sample::select(
+                b"From a@b Sat Jan  3 01:05:34 1996\n\r>Content-Length: 7\n\0x".to_vec()), 0..300),
+        ) {
+            let mut input = if head { format!("{SEP1}\n").into_bytes() } else { Vec::new() };
+            input.extend_from_slice(&bytes);
+            if let Ok(scan) = scan_bytes(&input, Path::new("x")) {
+                let mut last = 0;
+                for s in &scan.spans {
+                    proptest::prop_assert!(last <= s.offset && s.offset < s.start && s.start < s.end);
+                    proptest::prop_assert!(s.end as usize <= input.len());
+                    last = s.end;
+                    let _ = unquote(&input[s.start as usize..s.end as usize]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn unquote_leaves_unquoted_text_borrowed() {
         assert!(matches!(unquote(b"a\nb\n"), Cow::Borrowed(_)));
