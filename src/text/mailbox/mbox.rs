@@ -477,14 +477,14 @@ mod tests {
         /// any messages come back as they were, byte for byte, with LF or CRLF.
         #[test]
         fn what_an_mboxrd_writer_wrote_comes_back(
-            messages in proptest::collection::vec(
+            written in proptest::collection::vec(
                 proptest::collection::vec(proptest::sample::select(LINES), 1..8), 1..6),
             crlf in proptest::bool::ANY,
         ) {
             let eol = if crlf { "\r\n" } else { "\n" };
             let mut file = String::new();
             let mut want = Vec::new();
-            for lines in &messages {
+            for lines in &written {
                 file.push_str(SEP1);
                 file.push_str(eol);
                 let mut text = String::new();
