@@ -13,6 +13,37 @@
 //! | 5 [`jobs`] | corpus, train, tune, online, batch, label, route, metrics, explain, cluster | what a user asks for, over files and corpora |
 //! | 6 [`experiment`] | the papers' reproductions | uses every layer; nothing uses it |
 //!
+//! # Use from Rust
+//!
+//! Train on a folder per label and classify a string, in-process (what `cwtext train` and
+//! `cwtext classify` do; with `default-features = false` the crate has no command-line
+//! dependencies):
+//!
+//! ```
+//! use std::path::Path;
+//!
+//! use cwtext::jobs::batch::classify_text;
+//! use cwtext::jobs::corpus::{scan_labelled, FileFilter};
+//! use cwtext::jobs::plan::TrainRequest;
+//! use cwtext::learn::probability::Method;
+//! use cwtext::progress::NoProgress;
+//!
+//! # fn main() -> cwtext::Result<()> {
+//! // tests/fixtures/news/{rec.sport.hockey,sci.space,talk.politics.mideast}/<file>
+//! let corpus = scan_labelled(Path::new("tests/fixtures/news"), &FileFilter::default())?;
+//! // `cwtext train`'s settings, every rule checked once; here with fewer epochs.
+//! let plan = TrainRequest { epochs: 3, ..TrainRequest::default() }.plan()?;
+//! let model = plan.train(&corpus, None, &NoProgress, &mut |_| {})?.trained.model;
+//!
+//! let text = "The shuttle crew will launch the new satellite into orbit next week.";
+//! let prediction = classify_text(&model, text, Method::Exact)?;
+//! assert_eq!(model.labels()[prediction.label], "sci.space");
+//! let p = prediction.distribution.probabilities[prediction.label];
+//! assert!(p > 1.0 / 3.0, "{p}"); // the best of three labels
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The command-line interface is not part of the library: it lives in the `cwtext` binary
 //! (`src/main.rs` and `src/cli/`), behind the default cargo feature `cli`.
 

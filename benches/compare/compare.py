@@ -108,7 +108,7 @@ def cwtext_held_out(rel: str) -> bool:
     return (fxhash64(rel.encode("utf-8")) >> 32) % 5 == 0
 
 
-# (relative path, fxhash64, held out) printed by cwtext's own `cwtext::jobs::train::held_out` and
+# (relative path, fxhash64, held out) printed by cwtext's own `cwtext::jobs::corpus::held_out` and
 # FxHasher64 (a throw-away crate depending on this one, see the README); checked on every run.
 HELD_OUT_GOLDEN = [
     ("pos/00001.txt", 0xaafdb329d885b7b2, False),

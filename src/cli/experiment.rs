@@ -314,7 +314,7 @@ fn run_shards(a: &ShardsArgs, ui: &Ui) -> anyhow::Result<String> {
         split.test.len()
     ));
     let shard = |e: &Example| {
-        cwtext::jobs::train::shard_of(&split.corpus.root, &split.corpus.files[e.file].0, a.shards)
+        cwtext::jobs::corpus::shard_of(&split.corpus.root, &split.corpus.files[e.file].0, a.shards)
     };
     let lines = cwtext::experiment::shards::run(
         &base,
@@ -401,7 +401,7 @@ fn run_calibration(a: &CalibrationArgs, ui: &Ui) -> anyhow::Result<String> {
     }
     let split = a.split.read(&base.pipeline, ui)?;
     let held = |e: &Example| {
-        cwtext::jobs::train::held_out(&split.corpus.root, &split.corpus.files[e.file].0)
+        cwtext::jobs::corpus::held_out(&split.corpus.root, &split.corpus.files[e.file].0)
     };
     let rows = cwtext::experiment::calibration::run(
         &base,

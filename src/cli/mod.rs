@@ -1,5 +1,7 @@
-//! The command-line layer: one module per subcommand, each an argument struct (clap) turned into
-//! validated settings and a `run`. Only this layer uses `anyhow`; `main.rs` just calls [`run`].
+//! The command-line layer of the `cwtext` binary (a module of `main.rs`, not of the library):
+//! one module per subcommand, each an argument struct (clap) turned into the library's checked
+//! settings and a `run` that reports. Only this layer uses clap, `anyhow` and `indicatif`;
+//! `main.rs` just calls [`run`].
 
 mod archiving;
 mod classify;

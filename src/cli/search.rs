@@ -61,27 +61,15 @@ pub struct SearchArgs {
 impl SearchArgs {
     /// The validated request.
     fn request(&self) -> anyhow::Result<SearchRequest> {
-        for (name, p) in [("--min-prob", self.min_prob), ("--max-prob", self.max_prob)] {
-            if let Some(p) = p {
-                anyhow::ensure!(
-                    (0.0..=1.0).contains(&p),
-                    "invalid setting: {name} must be in [0, 1], but is {p}"
-                );
-            }
-        }
-        if let (Some(lo), Some(hi)) = (self.min_prob, self.max_prob) {
-            anyhow::ensure!(
-                lo <= hi,
-                "invalid setting: --min-prob ({lo}) is above --max-prob ({hi}), so nothing can match"
-            );
-        }
-        Ok(SearchRequest {
+        let request = SearchRequest {
             query: self.query.clone(),
             label: self.label.clone(),
             min_probability: self.min_prob,
             max_probability: self.max_prob,
             top: self.top,
-        })
+        };
+        request.validate()?;
+        Ok(request)
     }
 }
 

@@ -228,28 +228,14 @@ pub struct TrainArgs {
 }
 
 #[cfg(feature = "cluster")]
-fn run_cluster(args: &TrainArgs, mut plan: TrainPlan, ui: &Ui) -> anyhow::Result<Outcome> {
+fn run_cluster(args: &TrainArgs, plan: TrainPlan, ui: &Ui) -> anyhow::Result<Outcome> {
     let request = plan.cluster().expect("a cluster plan").clone();
     let start = Instant::now();
-    if plan.subword().is_some() {
-        // Every process trains the same vocabulary on the whole corpus (training is
-        // deterministic), so no process has to send it to the others.
-        let corpus = args.filter.scan(&args.dir, 2)?;
-        plan.train_vocabulary(&corpus, &mut |note| ui.info(note))?;
-    }
-    let cluster = cwtext::jobs::cluster::ClusterConfig {
-        processes: request.processes,
-        process: request.process,
-        hostfile: request.hostfile.clone(),
-    };
-    let outcome = cwtext::jobs::cluster::train(
-        &cluster,
-        &args.dir,
-        &args.filter.build()?,
-        &args.filter.options(2),
-        plan.settings(),
-        &args.output,
-    )?;
+    let filter = args.filter.build()?;
+    let options = args.filter.options(2);
+    let outcome = plan.train_cluster(&args.dir, &filter, &options, &args.output, &mut |note| {
+        ui.info(note)
+    })?;
     match outcome {
         Some(o) => ui.info(format!(
             "process 0 of {}: wrote {} ({} documents, {} skipped) in {:.1}s",

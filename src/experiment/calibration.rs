@@ -4,14 +4,13 @@
 //! both on a corpus's training split and reports test-set calibration of model B under each way
 //! of choosing its scale, beside the scale fitted on the test set itself (the oracle).
 
-use crate::progress::NoProgress;
-
 use crate::error::Result;
 use crate::jobs::train::{train_examples, Example, TrainSettings};
 use crate::learn::calibration::{
     fit_scale, fit_scale_gibbs, probabilities_at, Calibration, Objective,
 };
 use crate::learn::learner::{argmax, DiagonalLearner, Learner, ScoreGaussian};
+use crate::progress::NoProgress;
 
 /// One way of choosing the scale, and what it gives on the test split.
 #[derive(Debug, Clone, PartialEq)]

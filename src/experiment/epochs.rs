@@ -8,11 +8,11 @@
 //! and epochs; here the split is the harder by-date train/test split, the features are cwtext's
 //! default pipeline (unigrams and bigrams, log term frequency, unit length) and η is the default.
 
-use crate::progress::{NoProgress, Progress};
 use rayon::prelude::*;
 
 use crate::jobs::train::{Example, TrainSettings, Trainer};
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, Learner, RuleKind};
+use crate::progress::{NoProgress, Progress};
 
 /// One learner configuration of the experiment.
 #[derive(Debug, Clone, PartialEq)]

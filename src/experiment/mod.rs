@@ -1,3 +1,6 @@
+//! Layer 6, experiment: uses every layer below; nothing in the library uses it (the command line
+//! and the tests do). Its functions may take settings no user would, for the papers' sake.
+//!
 //! Reproductions of the papers' experiments, as library functions that return tables, so that
 //! `cwtext experiment …` prints them and tests assert their shape:
 //!
@@ -21,10 +24,9 @@ pub mod synthetic;
 
 use std::path::Path;
 
-use crate::progress::Progress;
-
 use crate::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
 use crate::jobs::train::{featurize_corpus, Example};
+use crate::progress::Progress;
 use crate::text::pipeline::PipelineConfig;
 use crate::{Error, Result};
 

@@ -3,13 +3,12 @@
 //! models, their uniform average ("L2"), their KL combination, and iterative parameter mixing
 //! (KL-mixed after every epoch).
 
-use crate::progress::NoProgress;
-
 use super::epochs::accuracy;
 use super::mean_sd;
 use crate::jobs::train::{train_examples, train_sharded, Example, Sharding, TrainSettings};
 use crate::model::merge::{combine, MergeMethod};
 use crate::model::Model;
+use crate::progress::NoProgress;
 
 /// One line of the table.
 #[derive(Debug, Clone, PartialEq)]

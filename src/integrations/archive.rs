@@ -109,6 +109,30 @@ pub struct SearchRequest {
     pub top: usize,
 }
 
+impl SearchRequest {
+    /// Checks the probability bounds; the error names the bad value.
+    pub fn validate(&self) -> Result<()> {
+        for (name, p) in [
+            ("--min-prob", self.min_probability),
+            ("--max-prob", self.max_probability),
+        ] {
+            if let Some(p) = p.filter(|p| !(0.0..=1.0).contains(p)) {
+                return Err(Error::InvalidSetting(format!(
+                    "{name} must be in [0, 1], but is {p}"
+                )));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (self.min_probability, self.max_probability) {
+            if lo > hi {
+                return Err(Error::InvalidSetting(format!(
+                    "--min-prob ({lo}) is above --max-prob ({hi}), so nothing can match"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One document found, with its relevance score (BM25 over subject and body).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -242,6 +266,7 @@ impl Archive {
     /// Runs a search: the full-text query, filtered by label and probability, returning the
     /// best `top` documents and the count per label of every match.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResults> {
+        request.validate()?;
         let f = self.fields;
         let text: Box<dyn Query> = if request.query.trim().is_empty() {
             Box::new(AllQuery)
@@ -623,6 +648,32 @@ mod tests {
         let mut r = request("orbit");
         r.label = Some("spac".into());
         assert_eq!(archive.search(&r).unwrap().total(), 0);
+    }
+
+    /// Probability bounds outside [0, 1], or crossed, are refused naming the value.
+    #[test]
+    fn probability_bounds_are_checked_with_the_bad_value() {
+        let mut r = request("*");
+        r.min_probability = Some(1.5);
+        let err = r.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("--min-prob must be in [0, 1], but is 1.5"),
+            "{err}"
+        );
+        r.min_probability = None;
+        r.max_probability = Some(-0.1);
+        let err = r.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("--max-prob must be in [0, 1], but is -0.1"),
+            "{err}"
+        );
+        r.min_probability = Some(0.9);
+        r.max_probability = Some(0.2);
+        let err = r.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("--min-prob (0.9) is above --max-prob (0.2)"),
+            "{err}"
+        );
     }
 
     #[test]

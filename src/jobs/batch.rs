@@ -1,12 +1,14 @@
 //! Classifying many files at once: parallel over files (one pipeline per worker thread), results
 //! in input order so that output never depends on the number of threads.
 
-use crate::progress::Progress;
+use std::path::Path;
+
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
+use crate::progress::Progress;
 use crate::text::featurize::featurize_document;
 use crate::text::input::Document;
 use crate::text::pipeline::Pipeline;
@@ -32,6 +34,18 @@ impl DocumentText {
             body: doc.body,
         }
     }
+}
+
+/// Classifies one text held in memory (plain text or a raw email message), the way
+/// `cwtext classify` classifies a file: the model's own pipeline, then its probabilities.
+/// An error when the text has no word.
+pub fn classify_text(model: &Model, text: &str, method: Method) -> Result<Prediction> {
+    let mut pipeline = Pipeline::new(model.pipeline())?;
+    let path = Path::new("<text>");
+    let limits = model.pipeline().input_limits();
+    let doc = crate::text::input::document_from_bytes(text.as_bytes(), path, limits)?;
+    let x = featurize_document(&mut pipeline, &doc, path)?;
+    Ok(model.predict(&x, method))
 }
 
 /// Predicts every document; per-document errors are returned in place.

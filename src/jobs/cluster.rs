@@ -2,7 +2,7 @@
 //! `cluster`): the distributed form of `train --shards N --mix`.
 //!
 //! Process p of n (one timely worker each) reads the same corpus but featurises only its shard,
-//! the files whose path hashes to p ([`crate::jobs::train::shard_of`], the split `--shards` uses), and
+//! the files whose path hashes to p ([`crate::jobs::corpus::shard_of`], the split `--shards` uses), and
 //! shuffles with seed + p. After every epoch each process broadcasts its weight table; every
 //! process KL-mixes the n tables in process order ([`crate::model::merge::combine`]) and continues from
 //! the mix. After the last epoch each process sends its shard model and process 0 merges them
@@ -19,20 +19,19 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::progress::NoProgress;
 use timely::dataflow::operators::vec::Broadcast;
 use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{scan_corpus, CorpusOptions, FileFilter};
+use crate::jobs::corpus::{held_out, scan_corpus, shard_of, CorpusOptions, FileFilter};
 use crate::jobs::train::{
-    held_out, shard_of, Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS,
-    SHRINKAGE_SAMPLE,
+    Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
 };
 use crate::learn::learner::{Learner, ScoreGaussian};
 use crate::model::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
+use crate::progress::NoProgress;
 use crate::text::featurize::featurize_files;
 use crate::text::source::Source;
 

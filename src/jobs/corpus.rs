@@ -387,6 +387,33 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
     Ok(corpus)
 }
 
+/// The fixed splits of a corpus, by a hash of each file's path relative to the corpus root (the
+/// frozen hash of `text::pipeline::hash`), so that they never depend on the order, the machine
+/// or the run: the held-out fifth (choice and calibration in `train`, validation in `tune`) and
+/// the shards (`train --shards`, `--cluster`). `tests/integration/splits.rs` pins both.
+/// Which of `n` shards a document belongs to: a fixed hash of its key relative to the corpus
+/// root ([`Source::key`]; salted so that it is independent of the held-out fifth), the same on
+/// every machine.
+pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
+    use std::hash::Hasher;
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(b"shard\0");
+    h.write(source.key(root).as_bytes());
+    ((h.finish() >> 32) % n.max(1) as u64) as usize
+}
+
+/// Whether a document belongs to the held-out fifth: a fixed hash of its key relative to the
+/// corpus root ([`Source::key`]: a file's relative path, a Maildir message's name without its
+/// flags, an mbox message's file and offset), so the split never depends on the order, the
+/// machine or the run.
+pub fn held_out(root: &Path, source: &Source) -> bool {
+    use std::hash::Hasher;
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(source.key(root).as_bytes());
+    // The top bits, which FxHash mixes well (see pipeline::hash).
+    (h.finish() >> 32) % 5 == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

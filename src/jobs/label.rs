@@ -1,5 +1,5 @@
 //! Labelling a folder: walk it, classify every file (in parallel, in chunks), and optionally
-//! route each file into DEST/<label>/ (or DEST/_unsure/ below a probability). What becomes of
+//! route each file into `DEST/<label>/` (or `DEST/_unsure/` below a probability). What becomes of
 //! each prediction (a line of output, an entry in a search index) is the caller's: the engine
 //! hands every file to a [`LabelSink`] in walk order. A mail store (detected, or as
 //! [`LabelSettings::layout`] says) is labelled message by message, every folder and the inbox
@@ -26,7 +26,7 @@ pub const LABEL_CHUNK: usize = 4096;
 pub struct LabelSettings {
     /// How probabilities are computed.
     pub method: Method,
-    /// Copy or move each file into DEST/<label>/.
+    /// Copy or move each file into `DEST/<label>/`.
     pub route: Option<(PathBuf, RouteMode)>,
     /// Files whose best probability is below this go to DEST/_unsure/ (and count there).
     pub min_prob: f64,
@@ -204,4 +204,27 @@ fn classify_chunk(
             .map(|r| r.map(|p| (p, None)))
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_prob_is_a_probability() {
+        for bad in [-0.5, 1.5] {
+            let settings = LabelSettings {
+                method: Method::Exact,
+                route: None,
+                min_prob: bad,
+                keep_text: false,
+                layout: None,
+            };
+            let err = settings.validate().unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("--min-prob must be in [0, 1], but is {bad}")),
+                "{err}"
+            );
+        }
+    }
 }

@@ -3,15 +3,18 @@
 //! explain, evaluate.
 //!
 //! [`corpus`] scans a folder per label; [`train`] featurises a corpus and trains (with its
-//! settings validated once into a [`plan::TrainPlan`]); [`cluster`] trains across processes
+//! settings validated once into a [`plan::TrainPlan`]); `cluster` trains across processes
 //! (cargo feature `cluster`); [`tune`] searches settings; [`online`] applies corrections;
-//! [`batch`] classifies many files; [`label`] walks a folder, classifies, routes and archives;
-//! [`route`] copies or moves a file into its label's folder; [`metrics`] scores predictions;
-//! [`explain`] says which words decided a label.
+//! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
+//! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
+//! copies or moves a file into its label's folder; [`metrics`] scores predictions; [`explain`]
+//! says which words decided a label; [`plan`] checks a training run's settings.
 //!
 //! **May use:** every layer below ([`crate::text`], [`crate::learn`], [`crate::model`],
 //! [`crate::integrations`]) and the foundation. Not [`crate::experiment`].
 
+#[cfg(feature = "archive")]
+pub mod archiving;
 pub mod batch;
 #[cfg(feature = "cluster")]
 pub mod cluster;

@@ -470,6 +470,38 @@ impl TrainPlan {
     }
 }
 
+#[cfg(feature = "cluster")]
+impl TrainPlan {
+    /// Runs a `--cluster` plan: this process trains its share of the corpus in `dir` and mixes
+    /// with the others after every epoch; process 0 writes the model to `output` and gets its
+    /// outcome. With a subword tokeniser every process first trains the same vocabulary on the
+    /// whole corpus (training is deterministic), so no process has to send it to the others.
+    pub fn train_cluster(
+        mut self,
+        dir: &std::path::Path,
+        filter: &crate::jobs::corpus::FileFilter,
+        options: &crate::jobs::corpus::CorpusOptions,
+        output: &std::path::Path,
+        notes: Notes,
+    ) -> Result<Option<crate::jobs::cluster::ClusterOutcome>> {
+        let Some(request) = self.cluster.clone() else {
+            return Err(invalid(
+                "train_cluster runs a plan made with a cluster request".into(),
+            ));
+        };
+        if self.subword.is_some() {
+            let corpus = crate::jobs::corpus::scan_corpus(dir, filter, options)?;
+            self.train_vocabulary(&corpus, notes)?;
+        }
+        let cluster = crate::jobs::cluster::ClusterConfig {
+            processes: request.processes,
+            process: request.process,
+            hostfile: request.hostfile,
+        };
+        crate::jobs::cluster::train(&cluster, dir, filter, options, &self.settings, output)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! Hyper-parameter search: `cwtext tune`.
 //!
 //! The training files are split by a fixed hash of their path (the same fifth that calibration
-//! holds out, [`crate::jobs::train::held_out`]): four fifths train, one fifth validates. Nothing else is
+//! holds out, [`crate::jobs::corpus::held_out`]): four fifths train, one fifth validates. Nothing else is
 //! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
 //! settings (the first are the four that `cwtext train` chooses among): feature options (stop
 //! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 
-use crate::progress::{NoProgress, Progress};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,10 +19,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::jobs::corpus::held_out;
 use crate::jobs::corpus::LabelledCorpus;
-use crate::jobs::train::{featurize_corpus, held_out, Example, TrainSettings, Trainer};
+use crate::jobs::train::{featurize_corpus, Example, TrainSettings, Trainer};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
+use crate::progress::{NoProgress, Progress};
 use crate::text::pipeline::config::FilterConfig;
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
@@ -228,7 +229,7 @@ fn run_trial(
 #[derive(Debug, Clone, Serialize)]
 pub struct Search {
     pub trials: Vec<Trial>,
-    /// Index into `trials` of the winner (see [`choose`]: train's pick unless a trial is clearly
+    /// Index into `trials` of the winner (see `choose`: train's pick unless a trial is clearly
     /// more accurate).
     pub best: usize,
     pub training_documents: usize,

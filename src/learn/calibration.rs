@@ -478,15 +478,31 @@ pub fn fit_scale(documents: &[(Vec<ScoreGaussian>, usize)], objective: Objective
 pub fn variance_shrinkage<'a>(
     before: &dyn Fn(&'a FeatureVector) -> Vec<ScoreGaussian>,
     after: &dyn Fn(&'a FeatureVector) -> Vec<ScoreGaussian>,
+    documents: impl IntoIterator<Item = &'a FeatureVector> + Clone,
+) -> f64 {
+    shrinkage_ratio(
+        summed_variance(before, documents.clone()),
+        summed_variance(after, documents),
+    )
+}
+
+/// The score variances of a model summed over labels and documents: one side of
+/// [`variance_shrinkage`], for when the two models do not exist at the same time (`train`
+/// measures the four-fifths model before it goes on to become the final one).
+pub fn summed_variance<'a>(
+    model: &dyn Fn(&'a FeatureVector) -> Vec<ScoreGaussian>,
     documents: impl IntoIterator<Item = &'a FeatureVector>,
 ) -> f64 {
-    let (mut b, mut a) = (0.0, 0.0);
-    for x in documents {
-        b += before(x).iter().map(|g| g.variance).sum::<f64>();
-        a += after(x).iter().map(|g| g.variance).sum::<f64>();
-    }
-    if b > 0.0 && a > 0.0 {
-        a / b
+    documents
+        .into_iter()
+        .map(|x| model(x).iter().map(|g| g.variance).sum::<f64>())
+        .sum()
+}
+
+/// `after / before` of two [`summed_variance`]s, 1 when either is not positive.
+pub fn shrinkage_ratio(before: f64, after: f64) -> f64 {
+    if before > 0.0 && after > 0.0 {
+        after / before
     } else {
         1.0
     }

@@ -6,8 +6,8 @@
 //! distribution of drawing the whole weight vector, at O(nnz·K + S·K) instead of O(S·nnz·K).
 //!
 //! The same independence gives the probabilities exactly (ALGORITHMS.md): in closed form for two
-//! labels, Pr[s₁ > s₀] = Φ((m₁ − m₀)/√(v₀ + v₁)), and for more by one-dimensional quadrature,
-//! Pr[y] = ∫ N(s; m_y, v_y) Π_{z≠y} Φ((s − m_z)/√v_z) ds, adaptive to a stated tolerance
+//! labels, Pr\[s₁ > s₀\] = Φ((m₁ − m₀)/√(v₀ + v₁)), and for more by one-dimensional quadrature,
+//! Pr\[y\] = ∫ N(s; m_y, v_y) Π_{z≠y} Φ((s − m_z)/√v_z) ds, adaptive to a stated tolerance
 //! ([`quadrature`]).
 
 use rand::distributions::Distribution;
@@ -87,14 +87,14 @@ pub fn quadrature(gaussians: &[ScoreGaussian]) -> Vec<f64> {
 /// The label probabilities and an estimate of their absolute error, summed over the labels
 /// (0 where the answer is in closed form).
 ///
-/// * Two labels: Pr[s₁ > s₀] = Φ((m₁ − m₀)/√(v₀ + v₁)), since s₁ − s₀ ~ N(m₁ − m₀, v₀ + v₁);
+/// * Two labels: Pr\[s₁ > s₀\] = Φ((m₁ − m₀)/√(v₀ + v₁)), since s₁ − s₀ ~ N(m₁ − m₀, v₀ + v₁);
 ///   each side is its own tail, Φ(−d) and Φ(d), never 1 − Φ, so small probabilities keep their
 ///   relative precision. Two point masses compare as argmax does.
 /// * More: labels that cannot win are dropped first. With F = max_z (m_z − 8.5σ_z), the score
 ///   floor some label is all but sure to exceed, a label with m + 8.5σ < F wins with
 ///   probability below Φ(−8.5), and its CDF is 1 within that above F. A point mass that is
-///   left sits at F (its m − 0σ ≤ F ≤ its m); its probability is Π_{z≠y} Pr[s_z < m_y] (≤ for
-///   z after y). The others are Pr[y] = ∫_F^H N(s; m_y, v_y) Π_{z≠y} Φ((s − m_z)/σ_z) ds
+///   left sits at F (its m − 0σ ≤ F ≤ its m); its probability is Π_{z≠y} Pr\[s_z < m_y\] (≤ for
+///   z after y). The others are Pr\[y\] = ∫_F^H N(s; m_y, v_y) Π_{z≠y} Φ((s − m_z)/σ_z) ds
 ///   (ALGORITHMS.md, EMNLP 2009 §7), H = max (m + 8.5σ), a smooth integrand on (F, H): the point
 ///   masses are steps at F and 1 above it. All labels are integrated at once by adaptive
 ///   Gauss–Kronrod (7-point Gauss, 15-point Kronrod; Piessens et al., QUADPACK, 1983): the

@@ -10,17 +10,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::text::input::{document_from_bytes, Document, InputLimits};
+use crate::text::mailbox::maildir;
+use crate::text::mailbox::mbox;
 
-/// The byte range of one message in an mbox file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MboxSpan {
-    /// Where its `From ` separator line starts: the message's identity in the file.
-    pub offset: u64,
-    /// Where its first header line starts (after the separator line).
-    pub start: u64,
-    /// One past its last byte (the blank line before the next separator is not part of it).
-    pub end: u64,
-}
+pub use crate::text::mailbox::mbox::MboxSpan;
 
 /// What kind of place a [`Source`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -125,7 +118,7 @@ impl Source {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let folder = relative.parent().and_then(Path::parent);
-                let unique = crate::text::mailbox::maildir::unique_name(&name);
+                let unique = maildir::unique_name(&name);
                 match folder {
                     Some(f) if !f.as_os_str().is_empty() => {
                         format!("{}/{unique}", f.to_string_lossy())
@@ -163,7 +156,7 @@ impl Source {
                         ),
                     )));
                 }
-                bytes = crate::text::mailbox::mbox::unquote(&bytes).into_owned();
+                bytes = mbox::unquote(&bytes).into_owned();
             }
         }
         Ok(bytes)

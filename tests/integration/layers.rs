@@ -108,39 +108,91 @@ fn the_library_has_no_command_line() {
     );
 }
 
-/// The pipeline's files as a graph of `super::X` and `crate::text::pipeline::X` uses, without
-/// cycles (tests included: a test may use the stages it compares).
+/// The library's modules as a graph of their imports (`crate::…` and `super::…` paths, test
+/// modules left out, and a folder's `mod.rs` not counted as using its own children, which it
+/// declares), without cycles: the config-to-stage factories, for one, live above the stages.
 #[test]
-fn the_pipeline_stages_have_no_circles() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/text/pipeline");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+fn no_circles_between_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    rust_files(&dir, &mut files);
-    let names: BTreeSet<String> = files
-        .iter()
-        .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
-        .filter(|n| n != "mod")
-        .collect();
+    rust_files(&src, &mut files);
+    // Module path ("text::pipeline::ascii") → its file's code without tests.
+    let mut modules: BTreeMap<String, String> = BTreeMap::new();
     for path in &files {
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        if name == "mod" {
-            continue; // the pipeline itself, above its stages
+        let relative = path.strip_prefix(&src).unwrap().with_extension("");
+        let mut parts: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_str().unwrap().to_string())
+            .collect();
+        if ["lib", "main", "cli"].contains(&parts[0].as_str()) {
+            continue;
+        }
+        if parts.last().unwrap() == "mod" {
+            parts.pop();
         }
         let text = code(path);
-        let uses = names
-            .iter()
-            .filter(|other| **other != name)
-            .filter(|other| {
-                text.contains(&format!("super::{other}::"))
-                    || text.contains(&format!("super::{{{other}"))
-                    || text.contains(&format!("pipeline::{other}::"))
-                    || text.contains(&format!("super::super::{other}::"))
-            })
-            .cloned()
-            .collect();
-        graph.insert(name, uses);
+        let text = match text.find("#[cfg(test)]\nmod tests") {
+            Some(i) => text[..i].to_string(),
+            None => text,
+        };
+        modules.insert(parts.join("::"), text);
     }
-    // Depth-first search for a back edge.
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, text) in &modules {
+        let own: Vec<&str> = name.split("::").collect();
+        let mut uses = BTreeSet::new();
+        // A path's longest prefix that is a module.
+        let mut resolve = |parts: Vec<&str>| {
+            for k in (1..=parts.len()).rev() {
+                let candidate = parts[..k].join("::");
+                if modules.contains_key(&candidate) {
+                    uses.insert(candidate);
+                    return;
+                }
+            }
+        };
+        let words = |rest: &str| -> Vec<String> {
+            rest.split("::")
+                .map(|w| {
+                    w.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect::<String>()
+                })
+                .take_while(|w| !w.is_empty())
+                .collect()
+        };
+        for (i, _) in text.match_indices("crate::") {
+            if text[..i]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            let path = words(&text[i + "crate::".len()..]);
+            resolve(path.iter().map(String::as_str).collect());
+        }
+        for (i, _) in text.match_indices("super::") {
+            if text[..i].ends_with("super::") {
+                continue; // counted from the first `super::`
+            }
+            let mut rest = &text[i..];
+            let mut up = 0;
+            while let Some(r) = rest.strip_prefix("super::") {
+                rest = r;
+                up += 1;
+            }
+            // `super` is the module's parent, for a file and a folder's `mod.rs` alike.
+            let keep = own.len().saturating_sub(up);
+            let mut path: Vec<String> = own[..keep].iter().map(|s| s.to_string()).collect();
+            path.extend(words(rest));
+            resolve(path.iter().map(String::as_str).collect());
+        }
+        uses.remove(name);
+        // A folder's module declares its children: not a use.
+        uses.retain(|u| !u.starts_with(&format!("{name}::")));
+        graph.insert(name.clone(), uses);
+    }
     fn visit(
         node: &str,
         graph: &BTreeMap<String, BTreeSet<String>>,
@@ -164,5 +216,46 @@ fn the_pipeline_stages_have_no_circles() {
     for node in graph.keys() {
         visit(node, &graph, &mut Vec::new(), &mut done);
     }
-    assert!(graph["filter"].is_empty() || graph["filter"] == BTreeSet::from(["ascii".into()]));
+    // The pipeline's stage files use no configuration: the factories are above them.
+    for stage in [
+        "filter",
+        "stem",
+        "stopwords",
+        "tokenizer",
+        "subword",
+        "ascii",
+    ] {
+        let uses = &graph[&format!("text::pipeline::{stage}")];
+        assert!(
+            !uses.contains("text::pipeline::config"),
+            "{stage} uses the stage factories"
+        );
+    }
+}
+
+/// The README's Rust example is the crate doc's first example (which `cargo test --doc` runs),
+/// without the doctest's hidden lines.
+#[test]
+fn the_readme_example_is_the_doctest() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let doc: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect();
+    let start = doc.iter().position(|l| *l == "```").unwrap() + 1;
+    let end = start + doc[start..].iter().position(|l| *l == "```").unwrap();
+    let example: Vec<&str> = doc[start..end]
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with("# "))
+        .collect();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .unwrap();
+    assert_eq!(block.lines().collect::<Vec<_>>(), example);
 }

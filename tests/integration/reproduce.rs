@@ -14,7 +14,8 @@
 use std::path::PathBuf;
 
 use cwtext::experiment::{epochs, shards, synthetic, Split};
-use cwtext::jobs::train::{shard_of, TrainSettings};
+use cwtext::jobs::corpus::shard_of;
+use cwtext::jobs::train::TrainSettings;
 use cwtext::progress::NoProgress;
 
 /// A corpus under $CWTEXT_CORPORA or ~/.cache/cwtext-corpora; a missing one fails the test with

@@ -137,3 +137,41 @@ fn a_small_gain_within_the_noise_keeps_the_base_settings() {
     assert!(!clearly_better(&candidate, &base));
     assert!(!clearly_better(&base, &base));
 }
+
+#[test]
+fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_train_alone() {
+    // The candidates train SELECTION_EPOCHS epochs before they are scored; the winner alone goes
+    // on to the run's epochs, so the shipped model is the one the chosen settings give when set
+    // by hand, weight for weight (only the header's record of the choice differs).
+    let dir = tempfile::tempdir().unwrap();
+    question_corpus(dir.path(), 120);
+    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+    let all = Choose {
+        stopwords: true,
+        eta: true,
+    };
+    let chosen = train_corpus(&corpus, &settings(all), None, &NoProgress).unwrap();
+    let selection = chosen.selection.clone().expect("a choice");
+    assert_eq!(selection.epochs, cwtext::jobs::train::SELECTION_EPOCHS);
+    assert_eq!(cwtext::jobs::train::SELECTION_EPOCHS, 2);
+    assert!(
+        selection.describe().contains("after 2 epochs"),
+        "{}",
+        selection.describe()
+    );
+    let mut fixed = settings(Choose::default());
+    fixed.pipeline = chosen.model.header.pipeline.clone();
+    let cwtext::model::LearnerConfig::Cw(config) = chosen.model.header.learner.clone();
+    fixed.learner = config;
+    let alone = train_corpus(&corpus, &fixed, None, &NoProgress).unwrap();
+    assert!(alone.selection.is_none());
+    let mut model = chosen.model;
+    model.header.selection = None;
+    assert_eq!(model.to_bytes(), alone.model.to_bytes());
+
+    // With fewer epochs than that, the candidates train every epoch of the run.
+    let mut one = settings(all);
+    one.epochs = 1;
+    let trained = train_corpus(&corpus, &one, None, &NoProgress).unwrap();
+    assert_eq!(trained.selection.expect("a choice").epochs, 1);
+}

@@ -1,4 +1,4 @@
-//! The held-out fifth (`train::held_out`) and the shards (`train::shard_of`) are fixed functions
+//! The held-out fifth (`corpus::held_out`) and the shards (`corpus::shard_of`) are fixed functions
 //! of a file's path relative to the corpus root: a model's calibration and a sharded run depend
 //! on them, so a change of hash (cwtext's frozen FxHash, `text::pipeline::hash`) must show. Golden answers for a handful
 //! of paths, and the same answers from FxHash64 written out here (the fxhash crate's: per 8-byte
@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use cwtext::jobs::train::{held_out, shard_of};
+use cwtext::jobs::corpus::{held_out, shard_of};
 
 /// FxHash64 of a sequence of writes, each taken in words as the crate does.
 fn fx64(writes: &[&[u8]]) -> u64 {

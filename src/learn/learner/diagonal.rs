@@ -272,6 +272,11 @@ impl DiagonalLearner {
         })
     }
 
+    /// Whether the means are averaged over updates (then [`Learner::finish`] changes them).
+    pub fn is_averaging(&self) -> bool {
+        self.average.is_some()
+    }
+
     /// The mean weights a prediction uses: the averages when averaging.
     fn finish_average(&mut self) {
         if let Some(avg) = self.average.take() {

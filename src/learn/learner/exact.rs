@@ -12,7 +12,7 @@
 //! eq. 33, but its stdev analogue b = maxₚ 2d·φ²sₚ/v is not an upper bound for eq. 34 (the
 //! denominators m + αv + αφ²sₚ, unlike eq. 33's 1 + 2αφsₚ, can be below 1): with 400 equal
 //! terms, m = 0, η = 0.99 and v = 0.02 it gives 10.8 against a root of 16.3, and with η = 0.6 it
-//! fails at the prior. [`upper_bound`] derives a valid U for eq. 34, and [`solve`] checks h(U) > 0
+//! fails at the prior. `upper_bound` derives a valid U for eq. 34, and `solve` checks h(U) > 0
 //! before bisecting (doubling U if rounding ever defeats the bound). The covariance then follows
 //! in precision form:
 //! var 1/σₚ ← 1/σₚ + 2αφ gₚ²; stdev 1/σₚ ← 1/σₚ + αφ²/(m + αv)·gₚ² (from 1/Υ² = 1/Υᵢ² +
@@ -31,7 +31,7 @@ const MAX_DOUBLINGS: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExactRoot {
     pub alpha: f64,
-    /// The bracket [L, U]: L from Lemma 3, U from [`upper_bound`].
+    /// The bracket [L, U]: L from Lemma 3, U from `upper_bound`.
     pub lower: f64,
     pub upper: f64,
 }

@@ -16,8 +16,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::text::source::Source;
-
 /// The sub-folders every Maildir folder has; none of them is a mail folder of its own.
 pub const SUBFOLDERS: [&str; 3] = ["cur", "new", "tmp"];
 
@@ -36,9 +34,10 @@ pub fn unique_name(file_name: &str) -> &str {
         .map_or(file_name, |i| &file_name[..i])
 }
 
-/// The messages of the Maildir folder `dir` (its `cur/` and `new/`), sorted by path; what could
-/// not be listed is a warning that names it. Dot files (editor and tool leftovers) are skipped.
-pub fn messages(dir: &Path) -> (Vec<Source>, Vec<String>) {
+/// The message files of the Maildir folder `dir` (its `cur/` and `new/`), sorted by path; what
+/// could not be listed is a warning that names it. Dot files (editor and tool leftovers) are
+/// skipped.
+pub fn messages(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let mut files = Vec::new();
     let mut warnings = Vec::new();
     for sub in ["cur", "new"] {
@@ -72,10 +71,7 @@ pub fn messages(dir: &Path) -> (Vec<Source>, Vec<String>) {
         }
     }
     files.sort();
-    (
-        files.into_iter().map(Source::maildir_message).collect(),
-        warnings,
-    )
+    (files, warnings)
 }
 
 /// The folders of a Maildir store at `root`: `(label, folder)` pairs, the inbox with no label,
@@ -183,7 +179,7 @@ mod tests {
         let (msgs, _) = messages(root);
         let names: Vec<String> = msgs
             .iter()
-            .map(|s| s.path().strip_prefix(root).unwrap().display().to_string())
+            .map(|s| s.strip_prefix(root).unwrap().display().to_string())
             .collect();
         assert_eq!(names, ["cur/1:2,S", "new/2"]);
     }

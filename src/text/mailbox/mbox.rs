@@ -33,7 +33,17 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::text::source::MboxSpan;
+
+/// The byte range of one message in an mbox file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MboxSpan {
+    /// Where its `From ` separator line starts: the message's identity in the file.
+    pub offset: u64,
+    /// Where its first header line starts (after the separator line).
+    pub start: u64,
+    /// One past its last byte (the blank line before the next separator is not part of it).
+    pub end: u64,
+}
 
 /// The messages found in one mbox, and what looked wrong.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

@@ -5,8 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::text::source::Source;
-
 /// The file that marks an MH folder (nmh writes it once a sequence exists).
 pub const SEQUENCES: &str = ".mh_sequences";
 
@@ -15,9 +13,9 @@ pub fn is_mh_folder(dir: &Path) -> bool {
     dir.join(SEQUENCES).is_file()
 }
 
-/// The messages of the MH folder `dir`, in message-number order, and warnings for what could
-/// not be listed.
-pub fn messages(dir: &Path) -> (Vec<Source>, Vec<String>) {
+/// The message files of the MH folder `dir`, in message-number order, and warnings for what
+/// could not be listed.
+pub fn messages(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
     let mut numbered: Vec<(u64, PathBuf)> = Vec::new();
     let mut warnings = Vec::new();
     match std::fs::read_dir(dir) {
@@ -41,10 +39,7 @@ pub fn messages(dir: &Path) -> (Vec<Source>, Vec<String>) {
         )),
     }
     numbered.sort();
-    (
-        numbered.into_iter().map(|(_, p)| Source::file(p)).collect(),
-        warnings,
-    )
+    (numbered.into_iter().map(|(_, p)| p).collect(), warnings)
 }
 
 /// The folders of an MH store at `root` (every non-hidden directory below it, at any depth):
@@ -106,7 +101,7 @@ mod tests {
         let (msgs, _) = messages(&root.join("lists"));
         let names: Vec<_> = msgs
             .iter()
-            .map(|s| s.path().file_name().unwrap().to_string_lossy().into_owned())
+            .map(|s| s.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["9", "10"]);
     }

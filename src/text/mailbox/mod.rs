@@ -156,8 +156,9 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
             folders
                 .into_iter()
                 .map(|(label, path)| {
-                    let (messages, w) = maildir::messages(&path);
+                    let (files, w) = maildir::messages(&path);
                     store.warnings.extend(w);
+                    let messages = files.into_iter().map(Source::maildir_message).collect();
                     Folder {
                         label,
                         path,
@@ -172,8 +173,9 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
             folders
                 .into_iter()
                 .map(|(label, path)| {
-                    let (messages, w) = mh::messages(&path);
+                    let (files, w) = mh::messages(&path);
                     store.warnings.extend(w);
+                    let messages = files.into_iter().map(Source::file).collect();
                     Folder {
                         label,
                         path,

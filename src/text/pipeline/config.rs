@@ -1,6 +1,6 @@
-//! The stored form of the configurable stages and the factories that build them: a model
-//! keeps a [`TokenizerConfig`] and a list of [`FilterConfig`]s (serde values), and
-//! [`super::Pipeline`] builds the stages from them. The factories live here, above the stage
+//! The stored form of the pipeline and of its configurable stages, and the factories that
+//! build the stages: a model keeps a [`PipelineConfig`] with a [`TokenizerConfig`] and a list of
+//! [`FilterConfig`]s (serde values), and [`super::Pipeline`] builds the stages from them. The factories live here, above the stage
 //! files, so that no stage's file needs another's: a stage implements its trait
 //! ([`Tokenizer`] or [`TokenFilter`]) and knows nothing of the configuration.
 
@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use super::filter::{Lowercase, MaxLength, TokenFilter};
 use super::stem::{Stem, StemLanguage};
+use super::stopwords;
 use super::stopwords::StopWords;
 use super::subword::{Bpe, WordPiece};
 use super::tokenizer::{Tokenizer, UnicodeWords};
+use super::weighting::{ValueConfig, ValueKind};
 use crate::error::{Error, Result};
 
 /// The configured filters, as stored in the model (applied in order).
@@ -87,5 +89,134 @@ impl TokenizerConfig {
             TokenizerConfig::Bpe(_) => "bpe",
             TokenizerConfig::WordPiece(_) => "wordpiece",
         }
+    }
+}
+
+/// The range of `hash_bits`: below 2^16 buckets bigrams collide too much to be useful; above
+/// 2^26 a 20-label model would need gigabytes.
+pub const HASH_BITS_RANGE: std::ops::RangeInclusive<u8> = 16..=26;
+
+/// The whole configured pipeline, as stored in the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipelineConfig {
+    pub tokenizer: TokenizerConfig,
+    pub filters: Vec<FilterConfig>,
+    /// 1 = unigrams, 2 = unigrams and bigrams, 3 = up to trigrams.
+    pub max_ngram: usize,
+    /// Features are hashed into 2^hash_bits buckets.
+    pub hash_bits: u8,
+    pub values: ValueConfig,
+    /// Add a constant feature so that each label learns a prior.
+    pub bias: bool,
+    /// Give email Subject, From and To header-prefixed features of their own.
+    pub email_headers: bool,
+    /// Punctuation, symbols and emoji between the words are tokens too (see [`super::tokenizer`]).
+    /// Absent in models written before it existed, which had none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub symbols: bool,
+    /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
+    /// huge file cannot exhaust memory or time.
+    #[serde(default = "default_max_document_bytes")]
+    pub max_document_bytes: usize,
+    /// Use at most this many tokens of a document (body and headers); the rest are dropped with
+    /// a warning.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: usize,
+    /// Read mail text parts at most this many multipart levels deep; deeper ones are skipped
+    /// with a warning.
+    #[serde(default = "default_max_mime_depth")]
+    pub max_mime_depth: usize,
+}
+
+/// 16 MiB: far above any real message or article, far below what would hurt.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
+/// One million tokens per document.
+pub const DEFAULT_MAX_TOKENS: usize = 1_000_000;
+
+/// Real mail nests two or three levels (mixed → alternative → text); 32 leaves ample room.
+pub const DEFAULT_MAX_MIME_DEPTH: usize = 32;
+
+fn default_max_mime_depth() -> usize {
+    DEFAULT_MAX_MIME_DEPTH
+}
+
+fn default_max_document_bytes() -> usize {
+    DEFAULT_MAX_DOCUMENT_BYTES
+}
+
+fn default_max_tokens() -> usize {
+    DEFAULT_MAX_TOKENS
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            tokenizer: TokenizerConfig::UnicodeWords,
+            filters: vec![
+                FilterConfig::Lowercase,
+                FilterConfig::MaxLength { chars: 40 },
+                FilterConfig::StopWords {
+                    name: "english".into(),
+                    words: stopwords::load("english").expect("the built-in list exists"),
+                },
+            ],
+            max_ngram: 2,
+            hash_bits: 18,
+            values: ValueConfig {
+                kind: ValueKind::LogTf,
+                l2_normalize: true,
+            },
+            bias: true,
+            email_headers: true,
+            symbols: false,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            max_tokens: DEFAULT_MAX_TOKENS,
+            max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
+        }
+    }
+}
+
+impl PipelineConfig {
+    /// Checks every setting, naming the bad value.
+    pub fn validate(&self) -> Result<()> {
+        if !HASH_BITS_RANGE.contains(&self.hash_bits) {
+            return Err(Error::InvalidSetting(format!(
+                "hash bits must be in [{}, {}], but is {}",
+                HASH_BITS_RANGE.start(),
+                HASH_BITS_RANGE.end(),
+                self.hash_bits
+            )));
+        }
+        if !(1..=3).contains(&self.max_ngram) {
+            return Err(Error::InvalidSetting(format!(
+                "n-gram order must be 1, 2 or 3, but is {}",
+                self.max_ngram
+            )));
+        }
+        if self.max_document_bytes == 0 || self.max_tokens == 0 {
+            return Err(Error::InvalidSetting(format!(
+                "document limits must be at least 1, but are {} bytes and {} tokens",
+                self.max_document_bytes, self.max_tokens
+            )));
+        }
+        self.filters.iter().try_for_each(FilterConfig::validate)
+    }
+
+    /// The limits on reading one input document.
+    pub fn input_limits(&self) -> crate::text::input::InputLimits {
+        crate::text::input::InputLimits {
+            max_bytes: self.max_document_bytes,
+            max_mime_depth: self.max_mime_depth,
+        }
+    }
+
+    /// The number of hash buckets.
+    pub fn buckets(&self) -> usize {
+        1 << self.hash_bits
+    }
+
+    /// The dimension of the feature space: the buckets plus the bias feature.
+    pub fn dimension(&self) -> usize {
+        self.buckets() + 1
     }
 }

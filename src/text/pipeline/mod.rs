@@ -3,7 +3,13 @@
 //! The pipeline is *data*: [`PipelineConfig`] is a serde value saved in every model, and
 //! [`Pipeline::new`] builds the stages from it, so `classify` always runs exactly the pipeline the
 //! model was trained with. Each stage kind is one small trait in its own file
-//! ([`tokenizer::Tokenizer`], [`filter::TokenFilter`]); hashing ([`hash`]) is frozen.
+//! ([`tokenizer::Tokenizer`], [`filter::TokenFilter`]), and [`config`] builds the stages from
+//! their stored settings; hashing ([`hash`]) is frozen. ASCII text takes the fast path of
+//! [`ascii`], which must give exactly what the general path gives; [`trace`] gives the features
+//! with their texts (for `explain` and the kept vocabulary).
+//!
+//! **May use:** the rest of the text layer below it ([`crate::text::input`]) and the
+//! foundation; the subword trainer and the vocabulary are above it.
 
 pub mod ascii;
 pub mod config;
@@ -14,151 +20,25 @@ pub mod stem;
 pub mod stopwords;
 pub mod subword;
 pub mod tokenizer;
+pub mod trace;
 pub mod weighting;
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::features::FeatureVector;
 use crate::text::input::{Document, EmailHeaders};
 use ascii::{AsciiChain, AsciiToken};
 use config::{FilterConfig, TokenizerConfig};
+pub use config::{
+    PipelineConfig, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_MIME_DEPTH, DEFAULT_MAX_TOKENS,
+    HASH_BITS_RANGE,
+};
 use filter::TokenFilter;
-use hash::{bucket, ngram_hash, token_hash, HashMap, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
+use hash::{bucket, token_hash, HashMap, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
 use ngrams::Ngrams;
 use tokenizer::Tokenizer;
-use weighting::{ValueConfig, ValueKind};
-
-/// The range of `hash_bits`: below 2^16 buckets bigrams collide too much to be useful; above
-/// 2^26 a 20-label model would need gigabytes.
-pub const HASH_BITS_RANGE: std::ops::RangeInclusive<u8> = 16..=26;
-
-/// The whole configured pipeline, as stored in the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PipelineConfig {
-    pub tokenizer: TokenizerConfig,
-    pub filters: Vec<FilterConfig>,
-    /// 1 = unigrams, 2 = unigrams and bigrams, 3 = up to trigrams.
-    pub max_ngram: usize,
-    /// Features are hashed into 2^hash_bits buckets.
-    pub hash_bits: u8,
-    pub values: ValueConfig,
-    /// Add a constant feature so that each label learns a prior.
-    pub bias: bool,
-    /// Give email Subject, From and To header-prefixed features of their own.
-    pub email_headers: bool,
-    /// Punctuation, symbols and emoji between the words are tokens too (see [`tokenizer`]).
-    /// Absent in models written before it existed, which had none.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub symbols: bool,
-    /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
-    /// huge file cannot exhaust memory or time.
-    #[serde(default = "default_max_document_bytes")]
-    pub max_document_bytes: usize,
-    /// Use at most this many tokens of a document (body and headers); the rest are dropped with
-    /// a warning.
-    #[serde(default = "default_max_tokens")]
-    pub max_tokens: usize,
-    /// Read mail text parts at most this many multipart levels deep; deeper ones are skipped
-    /// with a warning.
-    #[serde(default = "default_max_mime_depth")]
-    pub max_mime_depth: usize,
-}
-
-/// 16 MiB: far above any real message or article, far below what would hurt.
-pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
-/// One million tokens per document.
-pub const DEFAULT_MAX_TOKENS: usize = 1_000_000;
-
-/// Real mail nests two or three levels (mixed → alternative → text); 32 leaves ample room.
-pub const DEFAULT_MAX_MIME_DEPTH: usize = 32;
-
-fn default_max_mime_depth() -> usize {
-    DEFAULT_MAX_MIME_DEPTH
-}
-
-fn default_max_document_bytes() -> usize {
-    DEFAULT_MAX_DOCUMENT_BYTES
-}
-
-fn default_max_tokens() -> usize {
-    DEFAULT_MAX_TOKENS
-}
-
-impl Default for PipelineConfig {
-    fn default() -> Self {
-        PipelineConfig {
-            tokenizer: TokenizerConfig::UnicodeWords,
-            filters: vec![
-                FilterConfig::Lowercase,
-                FilterConfig::MaxLength { chars: 40 },
-                FilterConfig::StopWords {
-                    name: "english".into(),
-                    words: stopwords::load("english").expect("the built-in list exists"),
-                },
-            ],
-            max_ngram: 2,
-            hash_bits: 18,
-            values: ValueConfig {
-                kind: ValueKind::LogTf,
-                l2_normalize: true,
-            },
-            bias: true,
-            email_headers: true,
-            symbols: false,
-            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
-            max_tokens: DEFAULT_MAX_TOKENS,
-            max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
-        }
-    }
-}
-
-impl PipelineConfig {
-    /// Checks every setting, naming the bad value.
-    pub fn validate(&self) -> Result<()> {
-        if !HASH_BITS_RANGE.contains(&self.hash_bits) {
-            return Err(Error::InvalidSetting(format!(
-                "hash bits must be in [{}, {}], but is {}",
-                HASH_BITS_RANGE.start(),
-                HASH_BITS_RANGE.end(),
-                self.hash_bits
-            )));
-        }
-        if !(1..=3).contains(&self.max_ngram) {
-            return Err(Error::InvalidSetting(format!(
-                "n-gram order must be 1, 2 or 3, but is {}",
-                self.max_ngram
-            )));
-        }
-        if self.max_document_bytes == 0 || self.max_tokens == 0 {
-            return Err(Error::InvalidSetting(format!(
-                "document limits must be at least 1, but are {} bytes and {} tokens",
-                self.max_document_bytes, self.max_tokens
-            )));
-        }
-        self.filters.iter().try_for_each(FilterConfig::validate)
-    }
-
-    /// The limits on reading one input document.
-    pub fn input_limits(&self) -> crate::text::input::InputLimits {
-        crate::text::input::InputLimits {
-            max_bytes: self.max_document_bytes,
-            max_mime_depth: self.max_mime_depth,
-        }
-    }
-
-    /// The number of hash buckets.
-    pub fn buckets(&self) -> usize {
-        1 << self.hash_bits
-    }
-
-    /// The dimension of the feature space: the buckets plus the bias feature.
-    pub fn dimension(&self) -> usize {
-        self.buckets() + 1
-    }
-}
+pub use trace::TracedFeature;
 
 /// `word` after every filter, or `None` when one drops it.
 fn filtered<'a>(filters: &mut [Box<dyn TokenFilter>], word: &'a str) -> Option<Cow<'a, str>> {
@@ -224,14 +104,6 @@ fn namespace_prefix(namespace: u8) -> &'static str {
         NS_TO => "to:",
         _ => "",
     }
-}
-
-/// One feature of a document and the text it came from (a filtered token, the words of an
-/// n-gram joined by spaces, or a header feature with its prefix).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TracedFeature {
-    pub bucket: u32,
-    pub text: String,
 }
 
 /// A built pipeline. Not shared between threads: each thread builds its own (stemming keeps a
@@ -400,62 +272,13 @@ impl Pipeline {
             address_features(headers).map(|(namespace, feature)| token_hash(namespace, feature)),
         );
     }
-
-    /// The document's features with the text each came from, in the order of
-    /// [`Pipeline::buckets`] (same buckets, a test checks): for explanations and vocabularies,
-    /// so it takes the general path and allocates a string per feature.
-    pub fn trace(&mut self, doc: &Document) -> Vec<TracedFeature> {
-        let bits = self.config.hash_bits;
-        let mut out = Vec::new();
-        let mut push = |hash: u64, text: String| {
-            out.push(TracedFeature {
-                bucket: bucket(hash, bits),
-                text,
-            })
-        };
-        let body = self.traced_tokens(&doc.body, NS_BODY);
-        body.iter().for_each(|(h, t)| push(*h, t.clone()));
-        for n in 2..=self.config.max_ngram {
-            for w in body.windows(n) {
-                let hash = w[1..].iter().fold(w[0].0, |h, t| ngram_hash(h, t.0));
-                let words: Vec<&str> = w.iter().map(|(_, t)| t.as_str()).collect();
-                push(hash, words.join(" "));
-            }
-        }
-        if let (true, Some(headers)) = (self.config.email_headers, &doc.headers) {
-            for (hash, token) in self.traced_tokens(&headers.subject, NS_SUBJECT) {
-                push(hash, format!("{}{token}", namespace_prefix(NS_SUBJECT)));
-            }
-            for (namespace, feature) in address_features(headers) {
-                push(
-                    token_hash(namespace, feature),
-                    format!("{}{feature}", namespace_prefix(namespace)),
-                );
-            }
-        }
-        out
-    }
-
-    /// The filtered tokens of `text` with their hashes, within the token limit, by the general
-    /// path.
-    fn traced_tokens(&mut self, text: &str, namespace: u8) -> Vec<(u64, String)> {
-        let (limit, filters) = (self.config.max_tokens, &mut self.filters);
-        let mut out = Vec::new();
-        self.tokenizer.tokenize(text, &mut |word| {
-            if out.len() < limit {
-                if let Some(token) = filtered(filters, word) {
-                    out.push((token_hash(namespace, &token), token.into_owned()));
-                }
-            }
-        });
-        out
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::text::input::parse_bytes;
+    use weighting::{ValueConfig, ValueKind};
 
     fn features(config: &PipelineConfig, text: &[u8]) -> Option<FeatureVector> {
         Pipeline::new(config)
