@@ -9,6 +9,10 @@
 //! * **one directory per folder** (Dovecot `LAYOUT=fs`, mbsync, offlineimap): `Work/Projects/`
 //!   with its own `cur/ new/ tmp/`; a top-level `INBOX` (any case) is the inbox.
 //!
+//! Folder names with letters outside ASCII are stored in IMAP's modified UTF-7 by Dovecot and
+//! Courier (`.Entw&APw-rfe` for `Entwürfe`); [`folder_name`] decodes them, so labels read as the
+//! mail program shows them.
+//!
 //! Hand-written rather than the `maildir` crate (0BSD, passively maintained): it would bring a
 //! second MIME parser (mailparse) and gethostname for what is here a directory listing, and it
 //! stops silently when `cur/` cannot be read, refuses a `cur/` file without `:2,`, and does not
@@ -101,7 +105,11 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
             if let Some(dotted) = name.strip_prefix('.') {
                 // Maildir++ folders live only at the root, flat.
                 if names.is_empty() && is_maildir(&path) {
-                    let label: Vec<&str> = dotted.split('.').filter(|p| !p.is_empty()).collect();
+                    let label: Vec<String> = dotted
+                        .split('.')
+                        .filter(|p| !p.is_empty())
+                        .map(folder_name)
+                        .collect();
                     if !label.is_empty() {
                         out.push((Some(label.join("/")), path));
                     }
@@ -109,7 +117,7 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
                 continue;
             }
             let mut label = names.clone();
-            label.push(name.clone());
+            label.push(folder_name(&name));
             if is_maildir(&path) {
                 let inbox = names.is_empty() && name.eq_ignore_ascii_case("inbox");
                 out.push(((!inbox).then(|| label.join("/")), path.clone()));
@@ -121,9 +129,68 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
     (out, warnings)
 }
 
+/// A folder name as the mail program shows it: IMAP's modified UTF-7 (RFC 3501 §5.1.3: `&`,
+/// base64 of UTF-16 with `,` for `/`, `-`; `&-` for `&`) decoded. A name that is not valid
+/// modified UTF-7 (`R&D`, or a name already in UTF-8) is kept as it is.
+pub fn folder_name(name: &str) -> String {
+    decode_modified_utf7(name).unwrap_or_else(|| name.to_string())
+}
+
+fn decode_modified_utf7(name: &str) -> Option<String> {
+    if !name.contains('&') {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = name;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let end = after.find('-')?;
+        let encoded = &after[..end];
+        rest = &after[end + 1..];
+        if encoded.is_empty() {
+            out.push('&');
+            continue;
+        }
+        let mut bits = 0u32;
+        let mut nbits = 0;
+        let mut units = Vec::new();
+        for c in encoded.bytes() {
+            let v = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b',' => 63,
+                _ => return None,
+            };
+            bits = (bits << 6) | u32::from(v);
+            nbits += 6;
+            if nbits >= 16 {
+                nbits -= 16;
+                units.push((bits >> nbits) as u16);
+                bits &= (1 << nbits) - 1;
+            }
+        }
+        out.push_str(&String::from_utf16(&units).ok()?);
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folder_names_in_modified_utf7_are_decoded() {
+        assert_eq!(folder_name("Entw&APw-rfe"), "Entwürfe");
+        assert_eq!(folder_name("&ZeVnLIqe-"), "日本語");
+        assert_eq!(folder_name("Tom &- Jerry"), "Tom & Jerry");
+        assert_eq!(folder_name("R&D"), "R&D", "not modified UTF-7: kept");
+        assert_eq!(folder_name("Entwürfe"), "Entwürfe");
+        assert_eq!(folder_name("Spam"), "Spam");
+    }
 
     #[test]
     fn unique_names_drop_the_flags() {
@@ -155,6 +222,8 @@ mod tests {
             "INBOX/cur",
             "INBOX/new",
             "plain",
+            ".Entw&APw-rfe/cur",
+            ".Entw&APw-rfe/new",
         ] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
@@ -169,6 +238,7 @@ mod tests {
             [
                 None,
                 None,
+                Some("Entwürfe"),
                 Some("Lists"),
                 Some("Lists/Rust"),
                 Some("Spam"),
