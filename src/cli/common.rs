@@ -238,6 +238,10 @@ pub struct FilterArgs {
     /// kind, which as one label would take documents from every real folder.
     #[arg(long, value_name = "NAME")]
     pub inbox_label: Option<String>,
+    /// Leave out the mail-store folders whose label matches this glob (repeatable, case
+    /// ignored), e.g. 'Trash', 'Sent*', 'Archive/*'.
+    #[arg(long, value_name = "GLOB")]
+    pub skip_folder: Vec<String>,
 }
 
 /// `--layout`.
@@ -252,7 +256,7 @@ pub enum LayoutArg {
 
 impl FilterArgs {
     pub fn build(&self) -> anyhow::Result<FileFilter> {
-        Ok(FileFilter::new(&self.include, &self.exclude)?)
+        Ok(FileFilter::new(&self.include, &self.exclude)?.skipping_folders(&self.skip_folder)?)
     }
 
     /// The layout asked for; `None` to detect it.

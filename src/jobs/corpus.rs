@@ -19,11 +19,13 @@ use crate::error::{Error, Result};
 use crate::text::mailbox::{self, Layout};
 use crate::text::source::Source;
 
-/// File-name globs that choose which files a command reads.
+/// File-name globs that choose which files a command reads, and folder-name globs that leave
+/// folders of a mail store out.
 #[derive(Debug, Clone, Default)]
 pub struct FileFilter {
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
+    skip_folders: Option<GlobSet>,
 }
 
 impl FileFilter {
@@ -47,7 +49,38 @@ impl FileFilter {
         Ok(FileFilter {
             include: build(include)?,
             exclude: build(exclude)?,
+            skip_folders: None,
         })
+    }
+
+    /// Also leaves out the mail-store folders whose label matches one of `globs` (ignoring
+    /// case: `trash`, `Archive/*`); a malformed glob is an error that names it.
+    pub fn skipping_folders(mut self, globs: &[String]) -> Result<Self> {
+        if globs.is_empty() {
+            return Ok(self);
+        }
+        let mut set = GlobSetBuilder::new();
+        for g in globs {
+            let glob = globset::GlobBuilder::new(g)
+                .case_insensitive(true)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| Error::InvalidSetting(format!("glob {g:?} is malformed: {e}")))?;
+            set.add(glob);
+        }
+        self.skip_folders = Some(
+            set.build()
+                .map_err(|e| Error::InvalidSetting(e.to_string()))?,
+        );
+        Ok(self)
+    }
+
+    /// Whether the mail-store folder with this label is read.
+    pub fn accepts_folder(&self, label: &str) -> bool {
+        !self
+            .skip_folders
+            .as_ref()
+            .is_some_and(|g| g.is_match(label))
     }
 
     /// Whether a file with this name is read.
@@ -275,6 +308,22 @@ fn quoted(labels: &[String]) -> String {
         .join(", ")
 }
 
+/// Folders that mail programs keep for themselves (RFC 6154's special uses and their usual
+/// names), which a router rarely files into: read as labels, but with a warning.
+const SPECIAL_FOLDERS: &[&str] = &[
+    "Drafts",
+    "Sent",
+    "Sent Items",
+    "Sent Messages",
+    "Sent Mail",
+    "Trash",
+    "Deleted Items",
+    "Deleted Messages",
+    "Templates",
+    "Outbox",
+    "Unsent Messages",
+];
+
 /// A mail store's folders as labels (see [`mailbox::read_store`]); the inbox becomes
 /// `options.inbox_label` or is left out with a warning.
 fn scan_store(
@@ -290,7 +339,17 @@ fn scan_store(
         ..LabelledCorpus::default()
     };
     let mut by_label: BTreeMap<String, Vec<Source>> = BTreeMap::new();
+    let mut special = Vec::new();
     for folder in store.folders {
+        if let Some(label) = &folder.label {
+            if !filter.accepts_folder(label) {
+                continue;
+            }
+            let last = label.rsplit('/').next().unwrap_or(label);
+            if SPECIAL_FOLDERS.iter().any(|s| s.eq_ignore_ascii_case(last)) {
+                special.push(format!("{label:?}"));
+            }
+        }
         let label = match (&folder.label, &options.inbox_label) {
             (Some(l), _) => l.clone(),
             (None, Some(inbox)) => inbox.clone(),
@@ -308,6 +367,13 @@ fn scan_store(
             .into_iter()
             .filter(|s| filter.accepts(s.path()));
         by_label.entry(label).or_default().extend(messages);
+    }
+    if !special.is_empty() {
+        corpus.warnings.push(format!(
+            "{}: folder(s) {} are read as labels, though mail is rarely sorted into them; --skip-folder GLOB leaves folders out",
+            root.display(),
+            special.join(", ")
+        ));
     }
     for (label, mut messages) in by_label {
         if messages.is_empty() {
@@ -438,6 +504,39 @@ mod tests {
         };
         let corpus = scan_corpus(dir.path(), &FileFilter::default(), &options).unwrap();
         assert_eq!(corpus.labels, ["1.eml", "2.eml", "3.eml"]);
+    }
+
+    #[test]
+    fn special_folders_are_read_with_a_warning_and_skipped_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        for (folder, n) in [
+            (".Spam", 2),
+            (".Work", 2),
+            (".Trash", 1),
+            (".Sent", 1),
+            (".Archive.2019", 1),
+        ] {
+            for i in 0..n {
+                let p = dir.path().join(folder).join("cur").join(format!("{i}:2,S"));
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, "Subject: x\n\nx\n").unwrap();
+            }
+            std::fs::create_dir_all(dir.path().join(folder).join("new")).unwrap();
+        }
+        let c = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+        assert_eq!(c.labels, ["Archive/2019", "Sent", "Spam", "Trash", "Work"]);
+        let w = c.warnings.join("\n");
+        assert!(
+            w.contains("folder(s) \"Sent\", \"Trash\" are read as labels"),
+            "{w}"
+        );
+        let filter = FileFilter::default()
+            .skipping_folders(&["trash".into(), "SENT*".into(), "Archive/*".into()])
+            .unwrap();
+        let c = scan_labelled(dir.path(), &filter).unwrap();
+        assert_eq!(c.labels, ["Spam", "Work"]);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert!(filter.accepts_folder("Archive") && !filter.accepts_folder("archive/2019"));
     }
 
     #[test]

@@ -149,6 +149,7 @@ pub fn label_dir<E: From<Error>>(
         let messages: Vec<Source> = store
             .folders
             .into_iter()
+            .filter(|f| f.label.as_deref().is_none_or(|l| filter.accepts_folder(l)))
             .flat_map(|f| f.messages)
             .filter(|s| filter.accepts(s.path()))
             .collect();

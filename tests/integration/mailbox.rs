@@ -354,6 +354,19 @@ fn label_walks_a_store_message_by_message() {
             "label",
             "-m",
             "spam",
+            "mailstores/maildir",
+            "--skip-folder",
+            "spam",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).lines().count(), 15, "{}", stdout(&out));
+    assert!(!stdout(&out).contains(".Spam/"), "{}", stdout(&out));
+    let out = cwtext()
+        .args([
+            "label",
+            "-m",
+            "spam",
             "mailstores/mbox",
             "--format",
             "jsonl",
