@@ -234,6 +234,12 @@ pub fn scan_corpus(
         Layout::Files => scan_label_folders(root, filter)?,
         _ => scan_store(root, layout, filter, options)?,
     };
+    if layout == Layout::Files && options.inbox_label.is_some() {
+        corpus.warnings.push(format!(
+            "{}: read as files, which have no inbox: --inbox-label is not used",
+            root.display()
+        ));
+    }
     corpus.layout = layout;
     check_labels(&corpus, options, layout)?;
     Ok(corpus)

@@ -88,7 +88,16 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
         out.push((None, root.to_path_buf()));
     }
     let mut walk = vec![(root.to_path_buf(), Vec::<String>::new())];
+    // Directories already walked, by their real path: a link back up the tree is not followed.
+    let mut seen = std::collections::BTreeSet::new();
     while let Some((dir, names)) = walk.pop() {
+        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
+            warnings.push(format!(
+                "{}: symbolic link loop, not followed",
+                dir.display()
+            ));
+            continue;
+        }
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
@@ -114,6 +123,13 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
                         out.push((Some(label.join("/")), path));
                     }
                 }
+                continue;
+            }
+            if std::fs::canonicalize(&path).is_ok_and(|real| seen.contains(&real)) {
+                warnings.push(format!(
+                    "{}: symbolic link loop, not followed",
+                    path.display()
+                ));
                 continue;
             }
             let mut label = names.clone();

@@ -48,7 +48,16 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let mut walk = vec![(root.to_path_buf(), Vec::<String>::new())];
+    // Directories already walked, by their real path: a link back up the tree is not followed.
+    let mut seen = std::collections::BTreeSet::new();
     while let Some((dir, names)) = walk.pop() {
+        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
+            warnings.push(format!(
+                "{}: symbolic link loop, not followed",
+                dir.display()
+            ));
+            continue;
+        }
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
@@ -60,6 +69,13 @@ pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') || !path.is_dir() {
+                continue;
+            }
+            if std::fs::canonicalize(&path).is_ok_and(|real| seen.contains(&real)) {
+                warnings.push(format!(
+                    "{}: symbolic link loop, not followed",
+                    path.display()
+                ));
                 continue;
             }
             let mut label = names.clone();
@@ -98,6 +114,10 @@ mod tests {
         let (found, _) = folders(root);
         let labels: Vec<Option<&str>> = found.iter().map(|(l, _)| l.as_deref()).collect();
         assert_eq!(labels, [None, Some("lists"), Some("lists/rust")]);
+        std::os::unix::fs::symlink(root, root.join("lists/loop")).unwrap();
+        let (again, warnings) = folders(root);
+        assert_eq!(again.len(), 3, "the link back up is not a folder");
+        assert!(warnings[0].contains("symbolic link loop"), "{warnings:?}");
         let (msgs, _) = messages(&root.join("lists"));
         let names: Vec<_> = msgs
             .iter()
