@@ -342,12 +342,6 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let min_labels = if start_model.is_some() { 1 } else { 2 };
     let corpus = args.filter.scan(&args.dir, min_labels)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
-    if corpus.labels.len() < 2 && start_model.is_none() {
-        ui.warn(format!(
-            "only one label ({}): every document will get it",
-            corpus.labels[0]
-        ));
-    }
     let progress = ui.progress(corpus.files.len() as u64);
     let TrainOutcome { trained, .. } =
         plan.train(&corpus, start_model.as_ref(), &progress, &mut |note| {
