@@ -520,6 +520,30 @@ fn mailboxes_that_are_damaged_or_odd() {
         2,
         "two messages"
     );
+    // An unquoted body line shaped like a separator does split (nothing tells it apart), and
+    // the warning names where.
+    let forwarded = dir.path().join("forwarded.mbox");
+    let text = format!("{SEP}\n{spam}forwarded below:\n{SEP}\nSubject: inner\n\ninner text\n");
+    std::fs::write(&forwarded, &text).unwrap();
+    let at = text.rfind(SEP).unwrap();
+    let out = cwtext()
+        .args(["classify", "-m", "spam", "--format", "tsv"])
+        .arg(&forwarded)
+        .output()
+        .unwrap();
+    check(
+        "unquoted separator",
+        &out,
+        &Expect::Ok("forwarded.mbox@0\t"),
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("forwarded.mbox@{at}\t")));
+    assert!(
+        stderr(&out).contains(&format!(
+            "forwarded.mbox@{at}: a `From ` line with no blank line before it"
+        )),
+        "{}",
+        stderr(&out)
+    );
     // NULs inside a message: that message is named by its offset, the other one is read.
     let nul = dir.path().join("nul.mbox");
     let mut bytes = format!("{SEP}\n{ham}\n{SEP}\nSubject: x\n\n").into_bytes();

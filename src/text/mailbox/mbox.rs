@@ -186,6 +186,15 @@ pub fn scan<R: BufRead + Seek>(mut reader: R, name: &Path) -> Result<Scan> {
         ended_mid_line = line.last() != Some(&b'\n');
         if is_separator(&line) {
             if let Some(m) = open.take() {
+                if blank_before.is_none() {
+                    // Writers put a blank line before every separator: without one, this may
+                    // be a body line that was not quoted. It is read as a new message.
+                    warn(
+                        &mut out,
+                        line_start,
+                        "a `From ` line with no blank line before it, read as the start of a new message (a body line the writer did not quote?)".into(),
+                    );
+                }
                 close(&mut out, m, blank_before.unwrap_or(line_start), name);
             }
             open = Some(Open {
@@ -449,7 +458,16 @@ mod tests {
         let text = format!("{SEP1}\n{SEP2}\nSubject: b\n\nb\n");
         let (m, w) = messages(text.as_bytes());
         assert_eq!(m.len(), 1);
-        assert!(w[0].contains("empty message"), "{w:?}");
+        assert!(w.iter().any(|w| w.contains("empty message")), "{w:?}");
+        // An unquoted separator-shaped body line splits the message, with a warning.
+        let text = format!("{SEP1}\nSubject: a\n\nforwarded:\n{SEP2}\nmore\n");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 2);
+        let at = text.find("From - ").unwrap();
+        assert!(
+            w[0].starts_with(&format!("box@{at}: a `From ` line with no blank line")),
+            "{w:?}"
+        );
         let err = scan_bytes(b"Subject: not an mbox\n", Path::new("x")).unwrap_err();
         assert!(err.to_string().contains("not an mbox"), "{err}");
         assert!(scan_bytes(b"", Path::new("x")).unwrap().spans.is_empty());
