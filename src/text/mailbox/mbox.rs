@@ -171,6 +171,7 @@ pub fn scan<R: BufRead + Seek>(mut reader: R, name: &Path) -> Result<Scan> {
     // follows.
     let mut blank_before: Option<u64> = None;
     let mut ended_mid_line = false;
+    let mut unblanked = 0usize;
     let warn = |out: &mut Scan, offset: u64, what: String| {
         out.warnings
             .push(format!("{}@{offset}: {what}", name.display()));
@@ -188,12 +189,17 @@ pub fn scan<R: BufRead + Seek>(mut reader: R, name: &Path) -> Result<Scan> {
             if let Some(m) = open.take() {
                 if blank_before.is_none() {
                     // Writers put a blank line before every separator: without one, this may
-                    // be a body line that was not quoted. It is read as a new message.
-                    warn(
-                        &mut out,
-                        line_start,
-                        "a `From ` line with no blank line before it, read as the start of a new message (a body line the writer did not quote?)".into(),
-                    );
+                    // be a body line that was not quoted. It is read as a new message. A
+                    // writer that never puts one would warn for every message: the first is
+                    // named, the rest counted.
+                    if unblanked == 0 {
+                        warn(
+                            &mut out,
+                            line_start,
+                            "a `From ` line with no blank line before it, read as the start of a new message (a body line the writer did not quote?)".into(),
+                        );
+                    }
+                    unblanked += 1;
                 }
                 close(&mut out, m, blank_before.unwrap_or(line_start), name);
             }
@@ -242,6 +248,13 @@ pub fn scan<R: BufRead + Seek>(mut reader: R, name: &Path) -> Result<Scan> {
             }
         }
         blank_before = blank.then_some(line_start);
+    }
+    if unblanked > 1 {
+        out.warnings.push(format!(
+            "{}: {} more `From ` lines with no blank line before them, each read as a new message",
+            name.display(),
+            unblanked - 1
+        ));
     }
     if let Some(m) = open.take() {
         if m.in_header {
@@ -467,6 +480,13 @@ mod tests {
         assert!(
             w[0].starts_with(&format!("box@{at}: a `From ` line with no blank line")),
             "{w:?}"
+        );
+        let text = format!("{SEP1}\n\na\n{SEP2}\n\nb\n{SEP2}\n\nc\n{SEP2}\n\nd\n");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!((m.len(), w.len()), (4, 2), "{w:?}");
+        assert_eq!(
+            w[1],
+            "box: 2 more `From ` lines with no blank line before them, each read as a new message"
         );
         let err = scan_bytes(b"Subject: not an mbox\n", Path::new("x")).unwrap_err();
         assert!(err.to_string().contains("not an mbox"), "{err}");
