@@ -16,7 +16,9 @@
 //! Hand-written rather than the `maildir` crate (0BSD, passively maintained): it would bring a
 //! second MIME parser (mailparse) and gethostname for what is here a directory listing, and it
 //! stops silently when `cur/` cannot be read, refuses a `cur/` file without `:2,`, and does not
-//! sort; a corpus needs the listing sorted and every unreadable folder reported.
+//! sort; a corpus needs the listing sorted and every unreadable folder reported. Its Maildir++
+//! forks `maildirs` and `maildirpp` (MIT) list folders the same way (`read_dir(..).ok()`,
+//! errors dropped) and know neither the one-directory-per-folder layout nor modified UTF-7.
 
 use std::path::{Path, PathBuf};
 
