@@ -17,8 +17,9 @@
 //! second MIME parser (mailparse) and gethostname for what is here a directory listing, and it
 //! stops silently when `cur/` cannot be read, refuses a `cur/` file without `:2,`, and does not
 //! sort; a corpus needs the listing sorted and every unreadable folder reported. Its Maildir++
-//! forks `maildirs` and `maildirpp` (MIT) list folders the same way (`read_dir(..).ok()`,
-//! errors dropped) and know neither the one-directory-per-folder layout nor modified UTF-7.
+//! relatives `maildirs` and `maildirpp` (MIT) drop unreadable entries the same way
+//! (`filter_map(|e| e.ok())`), take either Maildir++ or one-directory-per-folder but not a
+//! store that has both, and do not decode modified UTF-7 names.
 
 use std::path::{Path, PathBuf};
 
