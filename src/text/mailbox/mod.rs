@@ -87,7 +87,8 @@ pub fn detect(root: &Path) -> Layout {
     let Ok(entries) = std::fs::read_dir(root) else {
         return Layout::Files;
     };
-    let (mut mbox_files, mut other_files, mut other_dirs) = (0, 0, 0);
+    // Names and types first (cheap); file contents only when they can decide.
+    let (mut files, mut other_dirs) = (Vec::new(), 0);
     let (mut thunderbird, mut mh) = (false, false);
     for entry in entries.flatten() {
         let path = entry.path();
@@ -104,16 +105,36 @@ pub fn detect(root: &Path) -> Layout {
         } else if !name.starts_with('.') && path.is_file() {
             if name.ends_with(".msf") {
                 thunderbird = true;
-            } else if mbox::looks_like_mbox(&path) {
-                mbox_files += 1;
-            } else if entry.metadata().is_ok_and(|m| m.len() > 0) {
-                other_files += 1;
+            } else {
+                files.push(path);
             }
         }
     }
     if mh {
-        Layout::Mh
-    } else if mbox_files > 0 && (thunderbird || (other_dirs == 0 && other_files == 0)) {
+        return Layout::Mh;
+    }
+    if thunderbird {
+        // Thunderbird's folder: its other files (popstate.dat, filter rules) do not count.
+        return if files.iter().any(|f| mbox::looks_like_mbox(f)) {
+            Layout::Mbox
+        } else {
+            Layout::Files
+        };
+    }
+    if other_dirs > 0 || files.is_empty() {
+        return Layout::Files;
+    }
+    // Only files: mbox files when every one is (an empty file is an empty mbox); the first that
+    // is not ends the look.
+    let mut any = false;
+    for f in &files {
+        if mbox::looks_like_mbox(f) {
+            any = true;
+        } else if std::fs::metadata(f).is_ok_and(|m| m.len() > 0) {
+            return Layout::Files;
+        }
+    }
+    if any {
         Layout::Mbox
     } else {
         Layout::Files
