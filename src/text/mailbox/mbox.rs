@@ -133,6 +133,39 @@ pub fn split_bytes<'b>(bytes: &'b [u8], name: &str) -> Option<(Vec<Message<'b>>,
     Some((messages, scan.warnings))
 }
 
+/// How much of a line the scanner keeps: separators, header names and blank lines are told by a
+/// line's start, so a file of gigabytes without a newline costs no memory.
+const LINE_START: usize = 1024;
+
+/// Reads one line (through its `\n`, or to the end of the input), keeping its first
+/// [`LINE_START`] bytes in `line`; returns the whole line's length and whether it ended in a
+/// newline.
+fn read_line_start<R: BufRead>(reader: &mut R, line: &mut Vec<u8>) -> std::io::Result<(u64, bool)> {
+    line.clear();
+    let mut length = 0u64;
+    loop {
+        let buffer = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buffer.is_empty() {
+            return Ok((length, false));
+        }
+        let (take, newline) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buffer.len(), false),
+        };
+        let room = LINE_START.saturating_sub(line.len());
+        line.extend_from_slice(&buffer[..take.min(room)]);
+        reader.consume(take);
+        length += take as u64;
+        if newline {
+            return Ok((length, true));
+        }
+    }
+}
+
 fn is_blank(line: &[u8]) -> bool {
     line == b"\n" || line == b"\r\n"
 }
@@ -177,14 +210,13 @@ pub fn scan<R: BufRead + Seek>(mut reader: R, name: &Path) -> Result<Scan> {
             .push(format!("{}@{offset}: {what}", name.display()));
     };
     loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io)? as u64;
+        let (n, newline) = read_line_start(&mut reader, &mut line).map_err(io)?;
         if n == 0 {
             break;
         }
         let line_start = pos;
         pos += n;
-        ended_mid_line = line.last() != Some(&b'\n');
+        ended_mid_line = !newline;
         if is_separator(&line) {
             if let Some(m) = open.take() {
                 if blank_before.is_none() {
@@ -295,13 +327,12 @@ fn body_end<R: BufRead + Seek>(
     let mut next = Vec::with_capacity(128);
     // The separator line, possibly after a blank one.
     for _ in 0..2 {
-        next.clear();
-        let n = reader.read_until(b'\n', &mut next)?;
+        let (n, _) = read_line_start(reader, &mut next)?;
         if n == 0 {
             return Ok(None);
         }
         if is_separator(&next) {
-            let sep = reader.stream_position()? - n as u64;
+            let sep = reader.stream_position()? - n;
             return Ok(Some((end, sep)));
         }
         if !is_blank(&next) {
@@ -573,6 +604,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn long_lines_are_measured_whole_but_kept_short() {
+        let long = "x".repeat(3 * LINE_START);
+        let text = format!("{SEP1}\nSubject: a\n\n{long}\n\n{SEP2}\nSubject: b\n\n{long}");
+        let (m, w) = messages(text.as_bytes());
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0], format!("Subject: a\n\n{long}\n").into_bytes());
+        assert_eq!(m[1], format!("Subject: b\n\n{long}").into_bytes());
+        assert!(w[0].contains("middle of a line"), "{w:?}");
+        let mut reader = std::io::BufReader::with_capacity(16, long.as_bytes());
+        let mut line = Vec::new();
+        let (n, newline) = read_line_start(&mut reader, &mut line).unwrap();
+        assert_eq!(
+            (n as usize, newline, line.len()),
+            (long.len(), false, LINE_START)
+        );
     }
 
     #[test]
