@@ -5,7 +5,7 @@
 //!
 //! [`maildir`], [`mbox`] and [`mh`] read one format each; [`detect`] tells which one a
 //! directory is; [`read_store`] lists a store's folders and their messages as
-//! [`Source`](crate::text::source::Source)s, read only when they are featurised. Label names use
+//! [`Source`]s, read only when they are featurised. Label names use
 //! `/` between levels whatever the store writes (`.Work.Projects`, `Work.sbd/Projects`,
 //! `Work/Projects` are all `Work/Projects`); the inbox (a Maildir++ root, or a top-level folder
 //! called `inbox` in any case) has no label of its own: the caller decides whether it is one.
