@@ -152,7 +152,7 @@ fn read_line_start<R: BufRead>(reader: &mut R, line: &mut Vec<u8>) -> std::io::R
         if buffer.is_empty() {
             return Ok((length, false));
         }
-        let (take, newline) = match buffer.iter().position(|&b| b == b'\n') {
+        let (take, newline) = match memchr::memchr(b'\n', buffer) {
             Some(i) => (i + 1, true),
             None => (buffer.len(), false),
         };

@@ -206,9 +206,13 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
                 .collect()
         }
         Layout::Mbox => {
+            use rayon::prelude::*;
             let mut folders = Vec::new();
-            for (label, path) in mbox_files(root, &mut store.warnings) {
-                match mbox::scan_file(&path) {
+            // The files are scanned in parallel (each is one sequential read), in order.
+            let files = mbox_files(root, &mut store.warnings);
+            let scans: Vec<_> = files.par_iter().map(|(_, p)| mbox::scan_file(p)).collect();
+            for ((label, path), scan) in files.into_iter().zip(scans) {
+                match scan {
                     Ok(scan) => {
                         store.warnings.extend(scan.warnings);
                         // A file of one message is that file, read whole as any mail file
