@@ -7,6 +7,7 @@ use std::path::Path;
 use super::common::ModelArg;
 use cwtext::jobs::batch::DocumentText;
 use cwtext::model::{Model, Prediction};
+use cwtext::text::source::Source;
 
 #[cfg(feature = "archive")]
 pub use with_tantivy::Archiving;
@@ -36,15 +37,15 @@ mod with_tantivy {
             )?))
         }
 
-        /// Adds (or replaces) the document of the file at `path`.
+        /// Adds (or replaces) the document at `source` (a file, or an mbox message).
         pub fn add(
             &mut self,
             model: &Model,
-            path: &Path,
+            source: &Source,
             p: &Prediction,
             text: DocumentText,
         ) -> anyhow::Result<()> {
-            Ok(self.0.add(model, path, p, text)?)
+            Ok(self.0.add(model, source, p, text)?)
         }
 
         /// Commits everything added at once; returns the line that says so.
@@ -74,7 +75,7 @@ mod without_tantivy {
         pub fn add(
             &mut self,
             _: &Model,
-            _: &Path,
+            _: &Source,
             _: &Prediction,
             _: DocumentText,
         ) -> anyhow::Result<()> {

@@ -1,5 +1,9 @@
 //! `cwtext classify [-m MODEL] [FILE…]`: the best label, then every label with its probability.
+//! An input that is an mbox of two or more messages (standard input or a FILE) is classified
+//! message by message, each named `NAME@OFFSET` by the byte offset of its `From ` line: two
+//! messages concatenated used to be classified as one document (issue 19).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +26,11 @@ Output (text): the best label on the first line, then `probability  label` lines
 and the normalised entropy (0 = certain, 1 = uniform). With several files each block starts
 with `==> FILE <==`. json: one object per line with `file`, `label`, `probabilities` (label →
 probability, best first) and `entropy`. tsv: file, label, probability, entropy, then label and
-probability pairs.";
+probability pairs.
+
+An mbox (mutt, Thunderbird, formail) of two or more messages gives one result per message,
+named FILE@OFFSET (-@OFFSET on standard input), OFFSET being the byte offset of the message's
+`From ` line; a message that cannot be read is skipped with a warning (exit 1).";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -55,12 +63,26 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.files.is_empty() {
         let bytes = super::common::read_stdin(ui)?;
-        let prediction = predict_bytes(&model, &mut pipeline, &bytes, Path::new("<stdin>"), &args)?;
-        write(&mut out, &model, "-", &prediction, &args, false)?;
+        let documents = documents(&bytes, "-", ui);
+        if let [(_, one)] = documents.as_slice() {
+            let prediction =
+                predict_bytes(&model, &mut pipeline, one, Path::new("<stdin>"), &args)?;
+            write(&mut out, &model, "-", &prediction, &args, false)?;
+            out.flush()?;
+            return Ok(Outcome::Success);
+        }
+        let mut skipped = Vec::new();
+        for (name, bytes) in &documents {
+            match predict_bytes(&model, &mut pipeline, bytes, Path::new(name), &args) {
+                Ok(p) => write(&mut out, &model, name, &p, &args, true)?,
+                Err(e) if e.is_skippable() => skipped.push(e),
+                Err(e) => return Err(e.into()),
+            }
+        }
         out.flush()?;
-        return Ok(Outcome::Success);
+        return Ok(super::common::report_skipped(ui, &skipped));
     }
-    let several = args.files.len() > 1;
+    let mut several = args.files.len() > 1;
     let mut skipped = Vec::new();
     for path in &args.files {
         let bytes = match std::fs::read(path) {
@@ -70,17 +92,20 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        match predict_bytes(&model, &mut pipeline, &bytes, path, &args) {
-            Ok(p) => write(
-                &mut out,
-                &model,
-                &path.display().to_string(),
-                &p,
-                &args,
-                several,
-            )?,
-            Err(e) if e.is_skippable() => skipped.push(e),
-            Err(e) => return Err(e.into()),
+        let documents = documents(&bytes, &path.display().to_string(), ui);
+        several |= documents.len() > 1;
+        for (name, bytes) in &documents {
+            // A whole file is named by its path in errors, a message by FILE@OFFSET.
+            let error_name = if documents.len() > 1 {
+                Path::new(name)
+            } else {
+                path.as_path()
+            };
+            match predict_bytes(&model, &mut pipeline, bytes, error_name, &args) {
+                Ok(p) => write(&mut out, &model, name, &p, &args, several)?,
+                Err(e) if e.is_skippable() => skipped.push(e),
+                Err(e) => return Err(e.into()),
+            }
         }
     }
     out.flush()?;
@@ -90,6 +115,19 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
     }
     Ok(super::common::report_skipped(ui, &skipped))
+}
+
+/// The documents of one input named `name`: its messages (`name@OFFSET`, quoting undone) when
+/// it is an mbox of two or more, else the input itself. A single message with a `From ` line
+/// (as procmail hands one over) stays one document under its own name.
+fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [u8]>)> {
+    match cwtext::text::mailbox::mbox::split_bytes(bytes, name) {
+        Some((messages, warnings)) => {
+            warnings.iter().for_each(|w| ui.warn(w));
+            messages
+        }
+        None => vec![(name.to_string(), Cow::Borrowed(bytes))],
+    }
 }
 
 fn predict_bytes(

@@ -8,9 +8,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use cwtext::integrations::shelf;
-use cwtext::jobs::corpus::FileFilter;
+use cwtext::jobs::corpus::{scan_corpus, CorpusOptions, FileFilter, LabelledCorpus};
 use cwtext::model::{Checksum, Model};
 use cwtext::progress::Progress;
+use cwtext::text::mailbox::Layout;
 
 /// Where messages for people go.
 pub struct Ui {
@@ -216,20 +217,71 @@ pub fn vocabulary_of(
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
-/// `--include` / `--exclude`.
+/// `--include` / `--exclude`, `--layout` and `--inbox-label`: which documents of a directory
+/// are read, and how.
 #[derive(Debug, Args)]
 pub struct FilterArgs {
-    /// Only read files whose name matches this glob (repeatable), e.g. 'train-*'.
+    /// Only read files whose name matches this glob (repeatable), e.g. 'train-*' (for a mail
+    /// store: the message file's name, or the mbox file's).
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
     /// Skip files whose name matches this glob (repeatable), e.g. '*.bak'.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// How the directory is laid out: a folder per label with a file per document, a Maildir or
+    /// Maildir++ store, a directory of mbox files (one per label, Thunderbird's Name.sbd/
+    /// nesting included) or MH folders. auto tells them apart by the top level.
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
+    pub layout: LayoutArg,
+    /// The label of a mail store's inbox (the Maildir++ root, or a top-level folder called
+    /// inbox). Without it the inbox is left out: it holds mail still to be sorted, of every
+    /// kind, which as one label would take documents from every real folder.
+    #[arg(long, value_name = "NAME")]
+    pub inbox_label: Option<String>,
+    /// Leave out the mail-store folders whose label matches this glob (repeatable, case
+    /// ignored), e.g. 'Trash', 'Sent*', 'Archive/*'.
+    #[arg(long, value_name = "GLOB")]
+    pub skip_folder: Vec<String>,
+}
+
+/// `--layout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutArg {
+    Auto,
+    Files,
+    Maildir,
+    Mbox,
+    Mh,
 }
 
 impl FilterArgs {
     pub fn build(&self) -> anyhow::Result<FileFilter> {
-        Ok(FileFilter::new(&self.include, &self.exclude)?)
+        Ok(FileFilter::new(&self.include, &self.exclude)?.skipping_folders(&self.skip_folder)?)
+    }
+
+    /// The layout asked for; `None` to detect it.
+    pub fn layout(&self) -> Option<Layout> {
+        match self.layout {
+            LayoutArg::Auto => None,
+            LayoutArg::Files => Some(Layout::Files),
+            LayoutArg::Maildir => Some(Layout::Maildir),
+            LayoutArg::Mbox => Some(Layout::Mbox),
+            LayoutArg::Mh => Some(Layout::Mh),
+        }
+    }
+
+    /// How a labelled corpus is read, refusing fewer than `min_labels` labels.
+    pub fn options(&self, min_labels: usize) -> CorpusOptions {
+        CorpusOptions {
+            layout: self.layout(),
+            inbox_label: self.inbox_label.clone(),
+            min_labels,
+        }
+    }
+
+    /// Reads the labelled corpus at `dir`, refusing fewer than `min_labels` labels.
+    pub fn scan(&self, dir: &Path, min_labels: usize) -> anyhow::Result<LabelledCorpus> {
+        Ok(scan_corpus(dir, &self.build()?, &self.options(min_labels))?)
     }
 }
 

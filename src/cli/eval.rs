@@ -9,7 +9,6 @@ use clap::Args;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, TextOrJson, Ui};
 use super::Outcome;
 use cwtext::jobs::batch::classify_files;
-use cwtext::jobs::corpus::scan_labelled;
 use cwtext::jobs::metrics::{Evaluation, Evaluator};
 
 const EXAMPLES: &str = "\
@@ -29,7 +28,8 @@ min_prob, kept, share, accuracy on the kept documents), `probability_scale` and 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct EvalArgs {
-    /// Labelled folder: DIR/<label>/**/<file>.
+    /// Labelled folder DIR/<label>/**/<file>, or a mail store (Maildir, mbox files, MH) whose
+    /// folders are the labels.
     pub dir: PathBuf,
     #[command(flatten)]
     pub model: ModelArg,
@@ -49,9 +49,10 @@ pub struct EvalArgs {
 
 pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let model = args.model.load(ui)?;
-    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    // One label is enough to evaluate: a folder of one kind of mail measures its recall.
+    let corpus = args.filter.scan(&args.dir, 1)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
-    let files: Vec<PathBuf> = corpus.files.iter().map(|(p, _)| p.clone()).collect();
+    let files: Vec<_> = corpus.files.iter().map(|(s, _)| s.clone()).collect();
     let progress = ui.progress(files.len() as u64);
     progress.set_message("evaluating");
     let results = classify_files(&model, &files, args.sampling.method(), &progress)?;

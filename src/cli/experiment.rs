@@ -453,11 +453,12 @@ fn sub_corpus(
     let files = corpus
         .files
         .iter()
-        .filter(|(p, _)| keep_file(p))
+        .filter(|(s, _)| keep_file(s.path()))
         .filter_map(|(p, l)| map[*l].map(|l| (p.clone(), l)))
         .collect();
     cwtext::jobs::corpus::LabelledCorpus {
         root: corpus.root.clone(),
+        layout: corpus.layout,
         labels,
         files,
         warnings: Vec::new(),
@@ -478,7 +479,7 @@ fn docs_of(
         .into_iter()
         .map(|e| {
             (
-                corpus.files[e.file].0.clone(),
+                corpus.files[e.file].0.path().to_path_buf(),
                 corrections::Doc {
                     x: e.x,
                     label: corpus.labels[e.label].clone(),

@@ -3,7 +3,7 @@
 //! index (`--index IDX`, read by `cwtext search`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -16,6 +16,7 @@ use cwtext::jobs::batch::DocumentText;
 use cwtext::jobs::label::{label_dir, LabelSettings, LabelSink};
 use cwtext::jobs::route::RouteMode;
 use cwtext::model::{Model, Prediction};
+use cwtext::text::source::Source;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -42,7 +43,8 @@ pub enum Format {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct LabelArgs {
-    /// Directory to label (recursively), or a single file.
+    /// Directory to label (recursively), or a single file; a mail store (Maildir, mbox, MH)
+    /// or an mbox file is labelled message by message.
     pub dir: PathBuf,
     #[command(flatten)]
     pub model: ModelArg,
@@ -81,18 +83,19 @@ struct Lines<'a> {
 }
 
 impl LabelSink<anyhow::Error> for Lines<'_> {
-    fn labelled(&mut self, path: &Path, p: &Prediction) -> anyhow::Result<()> {
+    fn labelled(&mut self, source: &Source, p: &Prediction) -> anyhow::Result<()> {
         let label = self.model.labels()[p.label].as_str();
         let prob = p.distribution.probabilities[p.label];
         let out_name = &self.out_name;
         let cannot_write = || format!("{out_name}: cannot write");
         match self.format {
-            Format::Tsv => writeln!(self.out, "{}\t{label}\t{prob:.4}", path.display())
-                .with_context(cannot_write)?,
+            Format::Tsv => {
+                writeln!(self.out, "{source}\t{label}\t{prob:.4}").with_context(cannot_write)?
+            }
             Format::Jsonl => writeln!(
                 self.out,
                 "{}",
-                json!({"file": path.display().to_string(), "label": label,
+                json!({"file": source.to_string(), "label": label,
                        "probability": prob, "entropy": p.distribution.entropy})
             )
             .with_context(cannot_write)?,
@@ -102,12 +105,12 @@ impl LabelSink<anyhow::Error> for Lines<'_> {
 
     fn placed(
         &mut self,
-        path: &Path,
+        source: &Source,
         p: &Prediction,
         text: Option<DocumentText>,
     ) -> anyhow::Result<()> {
         if let (Some(a), Some(text)) = (&mut self.archive, text) {
-            a.add(self.model, path, p, text)?;
+            a.add(self.model, source, p, text)?;
         }
         Ok(())
     }
@@ -123,6 +126,7 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         },
         min_prob: args.min_prob,
         keep_text: args.index.is_some(),
+        layout: args.filter.layout(),
     };
     settings.validate()?;
     let model = args.model.load(ui)?;

@@ -1,7 +1,6 @@
 //! `cwtext learn -m MODEL --label L [FILE…]` and `cwtext learn -m MODEL DIR`: corrections applied
 //! to a model in place, under an exclusive lock, written atomically.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -11,16 +10,19 @@ use super::common::{report_skipped, FilterArgs, Ui};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
-use cwtext::jobs::corpus::{list_files, scan_labelled};
+use cwtext::jobs::corpus::list_files;
 use cwtext::model::Model;
-use cwtext::text::featurize::featurize_file;
+use cwtext::text::featurize::featurize_source;
+use cwtext::text::mailbox::mbox;
 use cwtext::text::pipeline::Pipeline;
+use cwtext::text::source::Source;
 
 const EXAMPLES: &str = "\
 Examples:
   cwtext learn -m mail.cwm --label spam < message.eml
   cwtext learn -m mail.cwm --label receipts inbox/1.eml inbox/2.eml
-  cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>
+  cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>, or a mail store
+  cwtext learn -m mail.cwm --label spam spam.mbox   # every message of an mbox
 
 One CW update per document, in the order given (a folder: shuffled by --seed). A label the model has never
 seen is added, starting like an average label. After each update, the documents the model kept from
@@ -49,22 +51,49 @@ pub struct LearnArgs {
 pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     // What to learn, before taking the lock (reading can be slow; the lock is held briefly).
-    let mut sources: Vec<(Source, String)> = Vec::new();
+    let mut sources: Vec<(Input, String)> = Vec::new();
     match (&args.label, args.inputs.as_slice()) {
-        (Some(label), []) => sources.push((Source::Stdin, label.clone())),
+        (Some(label), []) => {
+            // An mbox on standard input is learned message by message.
+            let bytes = super::common::read_stdin(ui)?;
+            match mbox::split_bytes(&bytes, "-") {
+                Some((messages, warnings)) => {
+                    warnings.iter().for_each(|w| ui.warn(w));
+                    for (name, message) in messages {
+                        let input = Input::Bytes(PathBuf::from(name), message.into_owned());
+                        sources.push((input, label.clone()));
+                    }
+                }
+                None => sources.push((Input::Bytes("<stdin>".into(), bytes), label.clone())),
+            }
+        }
         (Some(label), files) => {
             for f in files {
                 if f.is_dir() {
                     for file in list_files(f, &args.filter.build()?)?.files {
-                        sources.push((Source::File(file), label.clone()));
+                        sources.push((Input::Document(file.into()), label.clone()));
+                    }
+                } else if mbox::looks_like_mbox(f) {
+                    // An mbox file (sa-learn --mbox) is learned message by message.
+                    let scan = mbox::scan_file(f)?;
+                    scan.warnings.iter().for_each(|w| ui.warn(w));
+                    let documents: Vec<Source> = if scan.spans.len() < 2 {
+                        vec![Source::file(f)]
+                    } else {
+                        let spans = scan.spans.into_iter();
+                        spans.map(|s| Source::mbox_message(f, s)).collect()
+                    };
+                    for source in documents {
+                        sources.push((Input::Document(source), label.clone()));
                     }
                 } else {
-                    sources.push((Source::File(f.clone()), label.clone()));
+                    sources.push((Input::Document(f.clone().into()), label.clone()));
                 }
             }
         }
         (None, [dir]) if dir.is_dir() => {
-            let corpus = scan_labelled(dir, &args.filter.build()?)?;
+            // One folder of corrections is enough.
+            let corpus = args.filter.scan(dir, 1)?;
             corpus.warnings.iter().for_each(|w| ui.warn(w));
             let mut files = corpus.files;
             {
@@ -73,7 +102,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 files.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(args.seed));
             }
             for (file, label) in files {
-                sources.push((Source::File(file), corpus.labels[label].clone()));
+                sources.push((Input::Document(file), corpus.labels[label].clone()));
             }
         }
         (None, _) => anyhow::bail!(
@@ -121,27 +150,23 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(report_skipped(ui, &skipped))
 }
 
-enum Source {
-    Stdin,
-    File(PathBuf),
+enum Input {
+    /// Standard input, or one message of an mbox on it, read before the lock was taken.
+    Bytes(PathBuf, Vec<u8>),
+    Document(Source),
 }
 
-impl Source {
+impl Input {
     fn features(&self, pipeline: &mut Pipeline) -> Result<cwtext::features::FeatureVector, Error> {
         match self {
-            Source::File(path) => featurize_file(pipeline, path),
-            Source::Stdin => {
-                let path = PathBuf::from("<stdin>");
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Error::io(&path, e))?;
+            Input::Document(source) => featurize_source(pipeline, source),
+            Input::Bytes(name, bytes) => {
                 let doc = cwtext::text::input::document_from_bytes(
-                    &bytes,
-                    &path,
+                    bytes,
+                    name,
                     pipeline.config().input_limits(),
                 )?;
-                cwtext::text::featurize::featurize_document(pipeline, &doc, &path)
+                cwtext::text::featurize::featurize_document(pipeline, &doc, name)
             }
         }
     }

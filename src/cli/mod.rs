@@ -49,7 +49,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Train a model on a folder-organised corpus DIR/<label>/<file>.
+    /// Train a model on a folder-organised corpus DIR/<label>/<file> or a mail store.
     Train(train::TrainArgs),
     /// Label documents (files or standard input) with per-label probabilities.
     Classify(classify::ClassifyArgs),

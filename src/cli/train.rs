@@ -7,7 +7,6 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::corpus::scan_labelled;
 use cwtext::jobs::plan::{ClusterRequest, TrainOutcome, TrainPlan, TrainRequest};
 use cwtext::learn::learner::{Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind};
 use cwtext::model::WeightEncoding;
@@ -51,7 +50,8 @@ impl TokenizerArg {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TrainArgs {
-    /// Corpus root: DIR/<label>/**/<file>, one folder per label.
+    /// Corpus root: DIR/<label>/**/<file>, one folder per label, or a mail store (Maildir,
+    /// Maildir++, a directory of mbox files, MH) whose folders are the labels (see --layout).
     pub dir: PathBuf,
     /// Where to write the model (atomically: an existing file is replaced only when done).
     #[arg(short, long, value_name = "MODEL")]
@@ -232,8 +232,10 @@ fn run_cluster(args: &TrainArgs, plan: TrainPlan, ui: &Ui) -> anyhow::Result<Out
     let request = plan.cluster().expect("a cluster plan").clone();
     let start = Instant::now();
     let filter = args.filter.build()?;
-    let outcome =
-        plan.train_cluster(&args.dir, &filter, &args.output, &mut |note| ui.info(note))?;
+    let options = args.filter.options(2);
+    let outcome = plan.train_cluster(&args.dir, &filter, &options, &args.output, &mut |note| {
+        ui.info(note)
+    })?;
     match outcome {
         Some(o) => ui.info(format!(
             "process 0 of {}: wrote {} ({} documents, {} skipped) in {:.1}s",
@@ -335,14 +337,11 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     let calibrate = plan.settings().calibrate;
     let start = Instant::now();
-    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    // A classifier needs two labels to tell apart; continuing a model (--resume) may add
+    // documents of one.
+    let min_labels = if start_model.is_some() { 1 } else { 2 };
+    let corpus = args.filter.scan(&args.dir, min_labels)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
-    if corpus.labels.len() < 2 {
-        ui.warn(format!(
-            "only one label ({}): every document will get it",
-            corpus.labels[0]
-        ));
-    }
     let progress = ui.progress(corpus.files.len() as u64);
     let TrainOutcome { trained, .. } =
         plan.train(&corpus, start_model.as_ref(), &progress, &mut |note| {

@@ -10,7 +10,6 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::corpus::scan_labelled;
 use cwtext::jobs::train::{check_epochs, train_corpus, TrainSettings};
 use cwtext::jobs::tune::{search, winning_settings, PATIENCE};
 use cwtext::model::WeightEncoding;
@@ -31,7 +30,7 @@ settings of every trial go to MODEL.tune.json; the model itself holds the winner
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TuneArgs {
-    /// Training corpus: DIR/<label>/**/<file>.
+    /// Training corpus: DIR/<label>/**/<file>, or a mail store whose folders are the labels.
     pub dir: PathBuf,
     /// Where to write the best model (atomically); MODEL.tune.json gets the trials.
     #[arg(short, long, value_name = "MODEL")]
@@ -76,7 +75,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     };
     base.pipeline.validate()?;
     let start = Instant::now();
-    let corpus = scan_labelled(&args.dir, &args.filter.build()?)?;
+    let corpus = args.filter.scan(&args.dir, 2)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let progress = ui.progress(args.budget as u64);
     progress.set_message("tuning");

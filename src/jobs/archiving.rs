@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::integrations::archive::{Archive, ArchiveWriter, ArchivedDocument};
 use crate::jobs::batch::DocumentText;
 use crate::model::{Model, Prediction};
+use crate::text::source::Source;
 
 /// The index being written.
 pub struct Archiving {
@@ -29,14 +30,15 @@ impl Archiving {
         })
     }
 
-    /// Adds (or replaces) the document of the file at `path`.
+    /// Adds (or replaces) the document at `source` (a file, or an mbox message).
     pub fn add(
         &mut self,
         model: &Model,
-        path: &Path,
+        source: &Source,
         p: &Prediction,
         text: DocumentText,
     ) -> Result<()> {
+        let path = source.path();
         let dist = &p.distribution;
         let mut order: Vec<usize> = (0..dist.probabilities.len()).collect();
         order.sort_by(|&a, &b| dist.probabilities[b].total_cmp(&dist.probabilities[a]));
@@ -44,8 +46,13 @@ impl Archiving {
         let key = std::fs::canonicalize(path)
             .or_else(|_| std::path::absolute(path))
             .unwrap_or_else(|_| path.to_path_buf());
+        // An mbox message is its file and the byte offset of its `From ` line.
+        let key = match source.mbox_span() {
+            Some(span) => format!("{}@{}", key.to_string_lossy(), span.offset),
+            None => key.to_string_lossy().into_owned(),
+        };
         self.writer.upsert(&ArchivedDocument {
-            path: key.to_string_lossy().into_owned(),
+            path: key,
             subject: text.subject,
             body: text.body,
             label: model.labels()[p.label].clone(),

@@ -1,7 +1,7 @@
 //! Classifying many files at once: parallel over files (one pipeline per worker thread), results
 //! in input order so that output never depends on the number of threads.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -10,8 +10,9 @@ use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
 use crate::progress::Progress;
 use crate::text::featurize::featurize_document;
-use crate::text::input::{read_document, Document};
+use crate::text::input::Document;
 use crate::text::pipeline::Pipeline;
+use crate::text::source::Source;
 
 /// Subjects taken from the first line of a plain-text document are cut to this many characters.
 pub const MAX_SUBJECT_CHARS: usize = 200;
@@ -47,10 +48,10 @@ pub fn classify_text(model: &Model, text: &str, method: Method) -> Result<Predic
     Ok(model.predict(&x, method))
 }
 
-/// Predicts every file; per-file errors are returned in place.
+/// Predicts every document; per-document errors are returned in place.
 pub fn classify_files(
     model: &Model,
-    files: &[PathBuf],
+    files: &[Source],
     method: Method,
     progress: &dyn Progress,
 ) -> Result<Vec<Result<Prediction>>> {
@@ -61,7 +62,7 @@ pub fn classify_files(
 /// Predicts every file and keeps its text (for `label --index`); per-file errors in place.
 pub fn classify_files_keeping_text(
     model: &Model,
-    files: &[PathBuf],
+    files: &[Source],
     method: Method,
     progress: &dyn Progress,
 ) -> Result<Vec<Result<(Prediction, DocumentText)>>> {
@@ -72,16 +73,16 @@ pub fn classify_files_keeping_text(
 /// what the caller wants besides the prediction (nothing for plain labelling).
 fn classify_each<T: Send>(
     model: &Model,
-    files: &[PathBuf],
+    files: &[Source],
     method: Method,
     progress: &dyn Progress,
     keep: impl Fn(Document) -> T + Sync,
 ) -> Result<Vec<Result<(Prediction, T)>>> {
     Pipeline::new(model.pipeline())?;
     let limits = model.pipeline().input_limits();
-    let one = |pipeline: &mut Pipeline, path: &Path| -> Result<(Prediction, T)> {
-        let doc = read_document(path, limits)?;
-        let x = featurize_document(pipeline, &doc, path)?;
+    let one = |pipeline: &mut Pipeline, source: &Source| -> Result<(Prediction, T)> {
+        let doc = source.read(limits)?;
+        let x = featurize_document(pipeline, &doc, &source.name())?;
         Ok((model.predict(&x, method), keep(doc)))
     };
     Ok(files

@@ -24,7 +24,7 @@ use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{held_out, scan_labelled, shard_of, FileFilter};
+use crate::jobs::corpus::{held_out, scan_corpus, shard_of, CorpusOptions, FileFilter};
 use crate::jobs::train::{
     Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
 };
@@ -33,6 +33,7 @@ use crate::model::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
 use crate::progress::NoProgress;
 use crate::text::featurize::featurize_files;
+use crate::text::source::Source;
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).
 #[derive(Debug, Clone)]
@@ -77,6 +78,7 @@ pub fn train(
     cluster: &ClusterConfig,
     dir: &Path,
     filter: &FileFilter,
+    options: &CorpusOptions,
     settings: &TrainSettings,
     output: &Path,
 ) -> Result<Option<ClusterOutcome>> {
@@ -88,14 +90,15 @@ pub fn train(
     }
     settings.pipeline.validate()?;
     settings.learner.clone().validate()?;
-    let (dir, filter, settings, output) = (
+    let (dir, filter, options, settings, output) = (
         dir.to_path_buf(),
         filter.clone(),
+        options.clone(),
         settings.clone(),
         output.to_path_buf(),
     );
     let guards = timely::execute_from_args(cluster.timely_args().into_iter(), move |worker| {
-        run_worker(worker, &dir, &filter, &settings, &output)
+        run_worker(worker, &dir, &filter, &options, &settings, &output)
     })
     .map_err(|e| Error::InvalidSetting(format!("cannot start the cluster: {e}")))?;
     let mut result = None;
@@ -112,6 +115,7 @@ fn run_worker(
     worker: &mut timely::worker::Worker,
     dir: &Path,
     filter: &FileFilter,
+    options: &CorpusOptions,
     settings: &TrainSettings,
     output: &Path,
 ) -> Result<Option<ClusterOutcome>> {
@@ -141,8 +145,8 @@ fn run_worker(
     };
 
     // This process's shard, featurised in corpus order.
-    let corpus = scan_labelled(dir, filter)?;
-    let mine: Vec<(usize, &PathBuf, usize)> = corpus
+    let corpus = scan_corpus(dir, filter, options)?;
+    let mine: Vec<(usize, &Source, usize)> = corpus
         .files
         .iter()
         .enumerate()

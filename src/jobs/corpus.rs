@@ -1,21 +1,31 @@
-//! Finding documents on disk: a folder-organised corpus `ROOT/<label>/**/<file>` for training
-//! and evaluation, or every file below a directory for labelling. Symbolic links to files and
+//! Finding documents on disk: a labelled corpus for training and evaluation — a folder per
+//! label `ROOT/<label>/**/<file>`, or a mail store (Maildir, Maildir++, mbox, MH) whose folders
+//! are the labels — or every file below a directory for labelling. Symbolic links to files and
 //! folders are followed (a link loop is reported, not followed forever); hidden files are
-//! skipped; `--include` / `--exclude` globs match the file name; the order is sorted, so every
-//! run sees the same documents in the same order.
+//! skipped; `--include` / `--exclude` globs match the file name (of the message file, or of
+//! the mbox); the order is sorted, so every run sees the same documents in the same order.
+//!
+//! A root that would train nonsense is refused, saying what was found and what was expected:
+//! one label (nothing to tell apart), or a label called `cur`, `new` or `tmp` (a Maildir read
+//! as a folder per label, which trained a one-label model called "cur" before, issue 19).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
+use crate::text::mailbox::{self, Layout};
+use crate::text::source::Source;
 
-/// File-name globs that choose which files a command reads.
+/// File-name globs that choose which files a command reads, and folder-name globs that leave
+/// folders of a mail store out.
 #[derive(Debug, Clone, Default)]
 pub struct FileFilter {
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
+    skip_folders: Option<GlobSet>,
 }
 
 impl FileFilter {
@@ -39,7 +49,38 @@ impl FileFilter {
         Ok(FileFilter {
             include: build(include)?,
             exclude: build(exclude)?,
+            skip_folders: None,
         })
+    }
+
+    /// Also leaves out the mail-store folders whose label matches one of `globs` (ignoring
+    /// case: `trash`, `Archive/*`); a malformed glob is an error that names it.
+    pub fn skipping_folders(mut self, globs: &[String]) -> Result<Self> {
+        if globs.is_empty() {
+            return Ok(self);
+        }
+        let mut set = GlobSetBuilder::new();
+        for g in globs {
+            let glob = globset::GlobBuilder::new(g)
+                .case_insensitive(true)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| Error::InvalidSetting(format!("glob {g:?} is malformed: {e}")))?;
+            set.add(glob);
+        }
+        self.skip_folders = Some(
+            set.build()
+                .map_err(|e| Error::InvalidSetting(e.to_string()))?,
+        );
+        Ok(self)
+    }
+
+    /// Whether the mail-store folder with this label is read.
+    pub fn accepts_folder(&self, label: &str) -> bool {
+        !self
+            .skip_folders
+            .as_ref()
+            .is_some_and(|g| g.is_match(label))
     }
 
     /// Whether a file with this name is read.
@@ -59,14 +100,52 @@ pub struct FileList {
     pub warnings: Vec<String>,
 }
 
-/// A labelled corpus: label names (sorted) and (file, label index) pairs.
-#[derive(Debug, Default)]
+/// A labelled corpus: label names (sorted) and (document, label index) pairs.
+#[derive(Debug)]
 pub struct LabelledCorpus {
-    /// The corpus root the files were found under.
+    /// The corpus root the documents were found under.
     pub root: PathBuf,
+    /// How the root was read.
+    pub layout: Layout,
     pub labels: Vec<String>,
-    pub files: Vec<(PathBuf, usize)>,
+    pub files: Vec<(Source, usize)>,
     pub warnings: Vec<String>,
+}
+
+impl Default for LabelledCorpus {
+    fn default() -> Self {
+        LabelledCorpus {
+            root: PathBuf::new(),
+            layout: Layout::Files,
+            labels: Vec::new(),
+            files: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// How a labelled corpus is read.
+#[derive(Debug, Clone)]
+pub struct CorpusOptions {
+    /// The layout; `None` detects it ([`mailbox::detect`]).
+    pub layout: Option<Layout>,
+    /// The label of a mail store's inbox; `None` leaves the inbox out (with a warning that
+    /// says so): an inbox holds the mail still to be sorted, every kind of it, so as a label it
+    /// would teach the router a catch-all that takes documents from every real folder.
+    pub inbox_label: Option<String>,
+    /// Fewer labels than this is refused: 2 to train or evaluate a classifier, 1 for a folder
+    /// of corrections.
+    pub min_labels: usize,
+}
+
+impl Default for CorpusOptions {
+    fn default() -> Self {
+        CorpusOptions {
+            layout: None,
+            inbox_label: None,
+            min_labels: 1,
+        }
+    }
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
@@ -136,8 +215,202 @@ pub fn walk_files(
     Ok(warnings)
 }
 
-/// Reads `root/<label>/**/<file>`: every sub-folder is a label.
+/// Reads a labelled corpus with the default [`CorpusOptions`]: the layout detected, a mail
+/// store's inbox left out, one label enough.
 pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
+    scan_corpus(root, filter, &CorpusOptions::default())
+}
+
+/// Reads a labelled corpus: `root/<label>/**/<file>` (every sub-folder a label), or a mail
+/// store whose folders are the labels, as `options` say; refuses a root that yields fewer than
+/// `options.min_labels` labels or a label named like a Maildir sub-folder.
+pub fn scan_corpus(
+    root: &Path,
+    filter: &FileFilter,
+    options: &CorpusOptions,
+) -> Result<LabelledCorpus> {
+    let layout = options.layout.unwrap_or_else(|| mailbox::detect(root));
+    let mut corpus = match layout {
+        Layout::Files => scan_label_folders(root, filter)?,
+        _ => scan_store(root, layout, filter, options)?,
+    };
+    if layout == Layout::Files && options.inbox_label.is_some() {
+        corpus.warnings.push(format!(
+            "{}: read as files, which have no inbox: --inbox-label is not used",
+            root.display()
+        ));
+    }
+    corpus.layout = layout;
+    check_labels(&corpus, options, layout)?;
+    Ok(corpus)
+}
+
+/// Refuses what would train nonsense, saying what was found and what was expected.
+fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout) -> Result<()> {
+    let how = match options.layout {
+        Some(_) => format!("read with --layout {layout}"),
+        None => format!("read as {layout} (detected)"),
+    };
+    let refuse = |message: String| Error::Corpus {
+        path: corpus.root.clone(),
+        message,
+    };
+    if let Some(sub) = corpus.labels.iter().find(|l| {
+        let last = l.rsplit('/').next().unwrap_or(l);
+        mailbox::maildir::SUBFOLDERS.contains(&last)
+    }) {
+        return Err(refuse(format!(
+            "label {sub:?} is a Maildir sub-folder ({how}, labels {}): this looks like a Maildir, whose folders are .<Folder>/ or <Folder>/ with cur/ new/ tmp/ inside; read it with --layout maildir, or rename the folder if it really is a label",
+            quoted(&corpus.labels)
+        )));
+    }
+    let mut counts = vec![0usize; corpus.labels.len()];
+    corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
+    if options.layout.is_none()
+        && layout == Layout::Mbox
+        && corpus.labels.len() > 1
+        && counts.iter().all(|&n| n == 1)
+    {
+        // A flat folder of mail files that start with `From ` lines, detected as mbox files
+        // of one message each: as labels that is one label per document.
+        return Err(refuse(format!(
+            "read as mbox (detected), every one of its {} files holds a single message, which would make each its own label: expected {}; for mail files, put them in label folders, ROOT/<label>/<file> (or say --layout mbox if these really are mbox folders)",
+            corpus.labels.len(),
+            layout.expected()
+        )));
+    }
+    if corpus.labels.len() < options.min_labels {
+        let found: Vec<String> = corpus
+            .labels
+            .iter()
+            .zip(&counts)
+            .map(|(l, n)| format!("{l:?} ({n} documents)"))
+            .collect();
+        let inbox_hint = if layout != Layout::Files && options.inbox_label.is_none() {
+            "; the inbox is left out unless --inbox-label NAME names it"
+        } else {
+            ""
+        };
+        return Err(refuse(format!(
+            "found {} label(s), {} ({how}), but at least {} are needed: expected {}{inbox_hint}",
+            corpus.labels.len(),
+            if found.is_empty() {
+                "none".to_string()
+            } else {
+                found.join(", ")
+            },
+            options.min_labels,
+            layout.expected()
+        )));
+    }
+    Ok(())
+}
+
+fn quoted(labels: &[String]) -> String {
+    labels
+        .iter()
+        .map(|l| format!("{l:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Folders that mail programs keep for themselves (RFC 6154's special uses and their usual
+/// names), which a router rarely files into: read as labels, but with a warning.
+const SPECIAL_FOLDERS: &[&str] = &[
+    "Drafts",
+    "Sent",
+    "Sent Items",
+    "Sent Messages",
+    "Sent Mail",
+    "Trash",
+    "Deleted Items",
+    "Deleted Messages",
+    "Templates",
+    "Outbox",
+    "Unsent Messages",
+];
+
+/// A mail store's folders as labels (see [`mailbox::read_store`]); the inbox becomes
+/// `options.inbox_label` or is left out with a warning.
+fn scan_store(
+    root: &Path,
+    layout: Layout,
+    filter: &FileFilter,
+    options: &CorpusOptions,
+) -> Result<LabelledCorpus> {
+    let store = mailbox::read_store(root, layout)?;
+    let mut corpus = LabelledCorpus {
+        root: root.to_path_buf(),
+        warnings: store.warnings,
+        ..LabelledCorpus::default()
+    };
+    let mut by_label: BTreeMap<String, Vec<Source>> = BTreeMap::new();
+    let mut special = Vec::new();
+    for folder in store.folders {
+        if let Some(label) = &folder.label {
+            if !filter.accepts_folder(label) {
+                continue;
+            }
+            let last = label.rsplit('/').next().unwrap_or(label);
+            if SPECIAL_FOLDERS.iter().any(|s| s.eq_ignore_ascii_case(last)) {
+                special.push(format!("{label:?}"));
+            }
+        }
+        let label = match (&folder.label, &options.inbox_label) {
+            (Some(l), _) => l.clone(),
+            (None, Some(inbox)) => inbox.clone(),
+            (None, None) => {
+                corpus.warnings.push(format!(
+                    "{}: the inbox ({} messages) is left out; --inbox-label NAME reads it as label NAME",
+                    folder.path.display(),
+                    folder.messages.len()
+                ));
+                continue;
+            }
+        };
+        let messages = folder
+            .messages
+            .into_iter()
+            .filter(|s| filter.accepts(s.path()));
+        by_label.entry(label).or_default().extend(messages);
+    }
+    if !special.is_empty() {
+        corpus.warnings.push(format!(
+            "{}: folder(s) {} are read as labels, though mail is rarely sorted into them; --skip-folder GLOB leaves folders out",
+            root.display(),
+            special.join(", ")
+        ));
+    }
+    for (label, mut messages) in by_label {
+        if messages.is_empty() {
+            corpus.warnings.push(format!(
+                "{}: no messages in folder {label:?} (check --include/--exclude), label ignored",
+                root.display()
+            ));
+            continue;
+        }
+        messages.sort();
+        let index = corpus.labels.len();
+        corpus.labels.push(label);
+        corpus
+            .files
+            .extend(messages.into_iter().map(|s| (s, index)));
+    }
+    if corpus.files.is_empty() {
+        return Err(Error::Corpus {
+            path: root.to_path_buf(),
+            message: format!(
+                "no messages found reading it as {layout}: expected {} (check --include/--exclude{})",
+                layout.expected(),
+                if options.inbox_label.is_none() { "; the inbox is left out unless --inbox-label NAME names it" } else { "" }
+            ),
+        });
+    }
+    Ok(corpus)
+}
+
+/// Reads `root/<label>/**/<file>`: every sub-folder is a label.
+fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
     let mut corpus = LabelledCorpus {
@@ -174,7 +447,7 @@ pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus>
         corpus.labels.push(name);
         corpus
             .files
-            .extend(list.files.into_iter().map(|f| (f, index)));
+            .extend(list.files.into_iter().map(|f| (Source::file(f), index)));
     }
     if corpus.files.is_empty() {
         return Err(Error::Corpus {
@@ -190,24 +463,25 @@ pub fn scan_labelled(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus>
 /// frozen hash of `text::pipeline::hash`), so that they never depend on the order, the machine
 /// or the run: the held-out fifth (choice and calibration in `train`, validation in `tune`) and
 /// the shards (`train --shards`, `--cluster`). `tests/integration/splits.rs` pins both.
-/// Which of `n` shards a file belongs to: a fixed hash of its path relative to the corpus root
-/// (salted so that it is independent of the held-out fifth), the same on every machine.
-pub fn shard_of(root: &Path, path: &Path, n: usize) -> usize {
+/// Which of `n` shards a document belongs to: a fixed hash of its key relative to the corpus
+/// root ([`Source::key`]; salted so that it is independent of the held-out fifth), the same on
+/// every machine.
+pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
     use std::hash::Hasher;
-    let relative = path.strip_prefix(root).unwrap_or(path);
     let mut h = crate::text::pipeline::hash::FrozenHasher::default();
     h.write(b"shard\0");
-    h.write(relative.to_string_lossy().as_bytes());
+    h.write(source.key(root).as_bytes());
     ((h.finish() >> 32) % n.max(1) as u64) as usize
 }
 
-/// Whether a file belongs to the held-out fifth: a fixed hash of its path relative to the corpus
-/// root, so the split never depends on the order, the machine or the run.
-pub fn held_out(root: &Path, path: &Path) -> bool {
+/// Whether a document belongs to the held-out fifth: a fixed hash of its key relative to the
+/// corpus root ([`Source::key`]: a file's relative path, a Maildir message's name without its
+/// flags, an mbox message's file and offset), so the split never depends on the order, the
+/// machine or the run.
+pub fn held_out(root: &Path, source: &Source) -> bool {
     use std::hash::Hasher;
-    let relative = path.strip_prefix(root).unwrap_or(path);
     let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(relative.to_string_lossy().as_bytes());
+    h.write(source.key(root).as_bytes());
     // The top bits, which FxHash mixes well (see pipeline::hash).
     (h.finish() >> 32) % 5 == 0
 }
@@ -215,6 +489,61 @@ pub fn held_out(root: &Path, path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_flat_folder_of_mail_files_is_not_a_folder_of_mboxes() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["1.eml", "2.eml", "3.eml"] {
+            let text = format!("From a@b Sat Jan  3 01:05:34 1996\nSubject: {name}\n\nx\n");
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let err = scan_labelled(dir.path(), &FileFilter::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("every one of its 3 files holds a single message"),
+            "{err}"
+        );
+        let options = CorpusOptions {
+            layout: Some(Layout::Mbox),
+            ..CorpusOptions::default()
+        };
+        let corpus = scan_corpus(dir.path(), &FileFilter::default(), &options).unwrap();
+        assert_eq!(corpus.labels, ["1.eml", "2.eml", "3.eml"]);
+    }
+
+    #[test]
+    fn special_folders_are_read_with_a_warning_and_skipped_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        for (folder, n) in [
+            (".Spam", 2),
+            (".Work", 2),
+            (".Trash", 1),
+            (".Sent", 1),
+            (".Archive.2019", 1),
+        ] {
+            for i in 0..n {
+                let p = dir.path().join(folder).join("cur").join(format!("{i}:2,S"));
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, "Subject: x\n\nx\n").unwrap();
+            }
+            std::fs::create_dir_all(dir.path().join(folder).join("new")).unwrap();
+        }
+        let c = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+        assert_eq!(c.labels, ["Archive/2019", "Sent", "Spam", "Trash", "Work"]);
+        let w = c.warnings.join("\n");
+        assert!(
+            w.contains("folder(s) \"Sent\", \"Trash\" are read as labels"),
+            "{w}"
+        );
+        let filter = FileFilter::default()
+            .skipping_folders(&["trash".into(), "SENT*".into(), "Archive/*".into()])
+            .unwrap();
+        let c = scan_labelled(dir.path(), &filter).unwrap();
+        assert_eq!(c.labels, ["Spam", "Work"]);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert!(filter.accepts_folder("Archive") && !filter.accepts_folder("archive/2019"));
+    }
 
     #[test]
     fn globs_match_file_names() {
@@ -289,7 +618,7 @@ mod tests {
         let names: Vec<_> = c
             .files
             .iter()
-            .map(|(p, l)| (p.strip_prefix(dir.path()).unwrap().to_path_buf(), *l))
+            .map(|(p, l)| (p.path().strip_prefix(dir.path()).unwrap().to_path_buf(), *l))
             .collect();
         assert_eq!(
             names,

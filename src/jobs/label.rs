@@ -1,7 +1,9 @@
 //! Labelling a folder: walk it, classify every file (in parallel, in chunks), and optionally
 //! route each file into `DEST/<label>/` (or `DEST/_unsure/` below a probability). What becomes of
 //! each prediction (a line of output, an entry in a search index) is the caller's: the engine
-//! hands every file to a [`LabelSink`] in walk order.
+//! hands every file to a [`LabelSink`] in walk order. A mail store (detected, or as
+//! [`LabelSettings::layout`] says) is labelled message by message, every folder and the inbox
+//! included; an mbox's messages cannot be copied or moved (they are not files of their own).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,8 @@ use crate::jobs::route::{route_file, RouteMode, UNSURE};
 use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
 use crate::progress::Progress;
+use crate::text::mailbox::{self, Layout};
+use crate::text::source::Source;
 
 /// Files classified (in parallel) before they are handed on.
 pub const LABEL_CHUNK: usize = 4096;
@@ -28,6 +32,8 @@ pub struct LabelSettings {
     pub min_prob: f64,
     /// Keep each document's text for [`LabelSink::placed`] (to archive it).
     pub keep_text: bool,
+    /// How the directory is laid out; `None` detects it ([`mailbox::detect`]).
+    pub layout: Option<Layout>,
 }
 
 impl LabelSettings {
@@ -47,13 +53,13 @@ impl LabelSettings {
 /// caller's, so that it can carry its own context (a write to a closed pipe, say).
 pub trait LabelSink<E> {
     /// A file's prediction, before it is routed.
-    fn labelled(&mut self, path: &Path, prediction: &Prediction) -> std::result::Result<(), E>;
+    fn labelled(&mut self, source: &Source, prediction: &Prediction) -> std::result::Result<(), E>;
 
     /// The file after routing (where it now is, when it was moved), with its text when the
     /// settings keep it. Not called for a file that could not be routed (it is skipped).
     fn placed(
         &mut self,
-        _path: &Path,
+        _source: &Source,
         _prediction: &Prediction,
         _text: Option<DocumentText>,
     ) -> std::result::Result<(), E> {
@@ -91,11 +97,19 @@ pub fn label_dir<E: From<Error>>(
     settings.validate()?;
     // The walk itself runs beside the labelling (below); a missing DIR fails here.
     std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
+    let layout = settings.layout.unwrap_or_else(|| mailbox::detect(dir));
+    if layout == Layout::Mbox && settings.route.is_some() {
+        return Err(Error::InvalidSetting(format!(
+            "{} is read as mbox: its messages are not files of their own, so --copy-to and --move-to cannot route them (delivery into mail stores is not written yet); label it without them, or use --layout files to route the mbox files whole",
+            dir.display()
+        ))
+        .into());
+    }
     let mut summary = LabelSummary::default();
-    let mut label_chunk = |chunk: &[PathBuf]| -> std::result::Result<(), E> {
+    let mut label_chunk = |chunk: &[Source]| -> std::result::Result<(), E> {
         progress.inc_length(chunk.len() as u64);
         let results = classify_chunk(model, chunk, settings, progress)?;
-        for (path, result) in chunk.iter().zip(results) {
+        for (source, result) in chunk.iter().zip(results) {
             let (p, text) = match result {
                 Ok(r) => r,
                 Err(e) => {
@@ -103,7 +117,7 @@ pub fn label_dir<E: From<Error>>(
                     continue;
                 }
             };
-            sink.labelled(path, &p)?;
+            sink.labelled(source, &p)?;
             let label = model.labels()[p.label].as_str();
             let prob = p.distribution.probabilities[p.label];
             let folder = if prob < settings.min_prob {
@@ -112,10 +126,10 @@ pub fn label_dir<E: From<Error>>(
                 label
             };
             // A moved file is archived where it now is.
-            let mut placed = path.clone();
+            let mut placed = source.clone();
             if let Some((dest, mode)) = &settings.route {
-                match route_file(path, &dest.join(folder), *mode) {
-                    Ok(to) if *mode == RouteMode::Move => placed = to,
+                match route_file(source.path(), &dest.join(folder), *mode) {
+                    Ok(to) if *mode == RouteMode::Move => placed = Source::file(to),
                     Ok(_) => {}
                     Err(e) => {
                         summary.skipped.push(e);
@@ -128,10 +142,26 @@ pub fn label_dir<E: From<Error>>(
         }
         Ok(())
     };
-    summary.warnings = if rayon::current_num_threads() == 1 {
+    summary.warnings = if layout != Layout::Files {
+        // A store's folders are listed (and its mbox files scanned) first: the messages of
+        // an mbox are only known once its file has been read through.
+        let store = mailbox::read_store(dir, layout)?;
+        let messages: Vec<Source> = store
+            .folders
+            .into_iter()
+            .filter(|f| f.label.as_deref().is_none_or(|l| filter.accepts_folder(l)))
+            .flat_map(|f| f.messages)
+            .filter(|s| filter.accepts(s.path()))
+            .collect();
+        for chunk in messages.chunks(LABEL_CHUNK) {
+            label_chunk(chunk)?;
+        }
+        store.warnings
+    } else if rayon::current_num_threads() == 1 {
         // One thread asked for: list and label in turn.
         let mut failed = None;
         let warnings = walk_files(dir, filter, LABEL_CHUNK, |chunk| {
+            let chunk: Vec<Source> = chunk.into_iter().map(Source::file).collect();
             label_chunk(&chunk).map_err(|e| failed = Some(e)).is_ok()
         })?;
         if let Some(e) = failed {
@@ -145,6 +175,7 @@ pub fn label_dir<E: From<Error>>(
                 walk_files(dir, filter, LABEL_CHUNK, |chunk| send.send(chunk).is_ok())
             });
             for chunk in chunks {
+                let chunk: Vec<Source> = chunk.into_iter().map(Source::file).collect();
                 label_chunk(&chunk)?;
             }
             Ok(walk.join().expect("the directory walk does not panic")?)
@@ -159,7 +190,7 @@ type Labelled = (Prediction, Option<DocumentText>);
 /// Classifies one chunk, keeping each document's text only when it is to be archived.
 fn classify_chunk(
     model: &Model,
-    chunk: &[PathBuf],
+    chunk: &[Source],
     settings: &LabelSettings,
     progress: &dyn Progress,
 ) -> Result<Vec<Result<Labelled>>> {
@@ -188,6 +219,7 @@ mod tests {
                 route: None,
                 min_prob: bad,
                 keep_text: false,
+                layout: None,
             };
             let err = settings.validate().unwrap_err().to_string();
             assert!(

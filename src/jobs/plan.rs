@@ -446,7 +446,7 @@ impl TrainPlan {
             });
             let seen = Vocabulary::collect(
                 &corpus.files,
-                |(p, _)| p,
+                |(s, _)| s,
                 &self.settings.pipeline,
                 per_bucket,
                 progress,
@@ -480,6 +480,7 @@ impl TrainPlan {
         mut self,
         dir: &std::path::Path,
         filter: &crate::jobs::corpus::FileFilter,
+        options: &crate::jobs::corpus::CorpusOptions,
         output: &std::path::Path,
         notes: Notes,
     ) -> Result<Option<crate::jobs::cluster::ClusterOutcome>> {
@@ -489,7 +490,7 @@ impl TrainPlan {
             ));
         };
         if self.subword.is_some() {
-            let corpus = crate::jobs::corpus::scan_labelled(dir, filter)?;
+            let corpus = crate::jobs::corpus::scan_corpus(dir, filter, options)?;
             self.train_vocabulary(&corpus, notes)?;
         }
         let cluster = crate::jobs::cluster::ClusterConfig {
@@ -497,7 +498,7 @@ impl TrainPlan {
             process: request.process,
             hostfile: request.hostfile,
         };
-        crate::jobs::cluster::train(&cluster, dir, filter, &self.settings, output)
+        crate::jobs::cluster::train(&cluster, dir, filter, options, &self.settings, output)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{Model, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::{featurize_document, featurize_files};
-use crate::text::input::{read_document, InputLimits};
+use crate::text::input::InputLimits;
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
 use crate::text::subword_trainer::TrainedVocabulary;
@@ -130,7 +130,7 @@ pub fn train_vocabulary(
     let texts = corpus
         .files
         .iter()
-        .filter_map(move |(path, _)| read_document(path, limits).ok())
+        .filter_map(move |(source, _)| source.read(limits).ok())
         .map(|doc| match doc.headers {
             Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
             _ => doc.body,
@@ -579,11 +579,11 @@ pub fn featurize_corpus_many(
                     .map(|c| Pipeline::new(c).expect("validated above"))
                     .collect::<Vec<_>>()
             },
-            |pipelines, (path, _)| {
-                let out = match read_document(path, configs[0].input_limits()) {
+            |pipelines, (source, _)| {
+                let out = match source.read(configs[0].input_limits()) {
                     Ok(doc) => pipelines
                         .iter_mut()
-                        .map(|p| featurize_document(p, &doc, path))
+                        .map(|p| featurize_document(p, &doc, &source.name()))
                         .collect(),
                     // The same problem for every pipeline; one that stops the run stops it once.
                     Err(e) => {

@@ -2,7 +2,7 @@
 //! training and every kind of inference (classify, label, explain, learn) share, so that a
 //! model always sees its documents the way it was trained on them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -11,12 +11,20 @@ use crate::features::FeatureVector;
 use crate::progress::Progress;
 use crate::text::input::read_document;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
+use crate::text::source::Source;
 
 /// Reads one file and runs the pipeline on it. A document without any word is an error, since
 /// nothing can be learned from or said about it.
 pub fn featurize_file(pipeline: &mut Pipeline, path: &Path) -> Result<FeatureVector> {
     let doc = read_document(path, pipeline.config().input_limits())?;
     featurize_document(pipeline, &doc, path)
+}
+
+/// Reads one document (a file or an mbox message) and runs the pipeline on it, as
+/// [`featurize_file`] does.
+pub fn featurize_source(pipeline: &mut Pipeline, source: &Source) -> Result<FeatureVector> {
+    let doc = source.read(pipeline.config().input_limits())?;
+    featurize_document(pipeline, &doc, &source.name())
 }
 
 /// Runs the pipeline on a parsed document from `path`: an error when it has no word, a warning
@@ -39,11 +47,11 @@ pub fn featurize_document(
     Ok(x)
 }
 
-/// Featurises files in parallel; results come back in the input order, so the outcome does not
-/// depend on the number of threads.
+/// Featurises documents in parallel; results come back in the input order, so the outcome does
+/// not depend on the number of threads.
 pub fn featurize_files<T: Sync>(
     items: &[T],
-    path_of: impl Fn(&T) -> &PathBuf + Sync,
+    source_of: impl Fn(&T) -> &Source + Sync,
     config: &PipelineConfig,
     progress: &dyn Progress,
 ) -> Result<Vec<Result<FeatureVector>>> {
@@ -54,7 +62,7 @@ pub fn featurize_files<T: Sync>(
         .map_init(
             || Pipeline::new(config).expect("validated above"),
             |pipeline, item| {
-                let result = featurize_file(pipeline, path_of(item));
+                let result = featurize_source(pipeline, source_of(item));
                 progress.inc(1);
                 result
             },

@@ -4,13 +4,17 @@
 //! the configured chain of stages (tokenise, filter, n-grams, hash, weight) stored in every
 //! model; [`subword_trainer`] trains the BPE or WordPiece vocabulary a subword pipeline stores;
 //! [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`;
-//! [`featurize`] runs a pipeline on a file or document, the step training and inference share.
+//! [`featurize`] runs a pipeline on a file or document, the step training and inference share;
+//! [`source`] says where a document's bytes are (a file, or one message of an mbox), and
+//! [`mailbox`] reads mail stores (Maildir, mbox, MH) as folders of such documents.
 //!
 //! **May use:** the crate root's foundation ([`crate::error`], [`crate::features`],
 //! [`crate::progress`]) and nothing else of the crate: no learner, model or job.
 
 pub mod featurize;
 pub mod input;
+pub mod mailbox;
 pub mod pipeline;
+pub mod source;
 pub mod subword_trainer;
 pub mod vocabulary;

@@ -3,8 +3,6 @@
 //! bucket in the model so that `inspect` can name a model's strongest features and `explain`
 //! can say what else shares a bucket with a document's word.
 
-use std::path::Path;
-
 use crate::progress::Progress;
 use crate::text::pipeline::hash::HashMap;
 use rayon::prelude::*;
@@ -44,7 +42,7 @@ impl Vocabulary {
     /// Keeps `texts_per_bucket` (at least 1) texts per bucket.
     pub fn collect<T: Sync>(
         files: &[T],
-        path_of: impl Fn(&T) -> &Path + Sync,
+        source_of: impl Fn(&T) -> &crate::text::source::Source + Sync,
         config: &PipelineConfig,
         texts_per_bucket: usize,
         progress: &dyn Progress,
@@ -67,9 +65,7 @@ impl Vocabulary {
                     )
                 },
                 |(mut pipeline, mut counts), file| {
-                    let path = path_of(file);
-                    if let Ok(doc) = crate::text::input::read_document(path, config.input_limits())
-                    {
+                    if let Ok(doc) = source_of(file).read(config.input_limits()) {
                         for f in pipeline.trace(&doc) {
                             *counts
                                 .entry(f.bucket)
@@ -176,18 +172,18 @@ mod tests {
     use super::*;
     use crate::progress::NoProgress;
     use crate::text::pipeline::hash::{bucket, token_hash, NS_BODY};
-    use std::path::PathBuf;
+    use crate::text::source::Source;
 
     #[test]
     fn collects_texts_by_frequency_and_unites() {
         let dir = tempfile::tempdir().unwrap();
-        let files: Vec<PathBuf> = ["orbit orbit shuttle", "orbit launch", "Shuttle launch"]
+        let files: Vec<Source> = ["orbit orbit shuttle", "orbit launch", "Shuttle launch"]
             .iter()
             .enumerate()
             .map(|(i, text)| {
                 let path = dir.path().join(format!("{i}.txt"));
                 std::fs::write(&path, text).unwrap();
-                path
+                Source::file(path)
             })
             .collect();
         let config = PipelineConfig::default();

@@ -400,3 +400,35 @@ fn help_shows_search_examples_and_the_index_option() {
     let out = cwtext().arg("--help").output().unwrap();
     assert!(stdout(&out).contains("search"), "{}", stdout(&out));
 }
+
+/// An mbox's messages are archived one by one, each under its file's absolute path and the
+/// byte offset of its `From ` line, with its own subject.
+#[test]
+fn mbox_messages_are_archived_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("idx");
+    label_into("mailstores/mbox", &index, &["-m", "spam"]);
+    let (hits, summary) = search_json(&index, "*", &[]);
+    assert_eq!(summary["matches"], 27, "{summary}");
+    let paths: BTreeSet<String> = hits
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(paths.len(), 27, "one entry per message");
+    let inbox = key("mailstores/mbox/Inbox");
+    assert!(paths.contains(&format!("{inbox}@0")), "{paths:?}");
+    let spam = hits
+        .iter()
+        .filter(|h| {
+            h["path"]
+                .as_str()
+                .unwrap()
+                .starts_with(&key("mailstores/mbox/Spam"))
+        })
+        .count();
+    assert_eq!(spam, 12);
+    // Labelling again replaces the entries instead of adding to them.
+    label_into("mailstores/mbox", &index, &["-m", "spam"]);
+    let (_, summary) = search_json(&index, "*", &[]);
+    assert_eq!(summary["matches"], 27, "{summary}");
+}

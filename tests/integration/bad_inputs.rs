@@ -291,7 +291,8 @@ fn corpora_given_to_train() {
         .output()
         .unwrap();
     check("odd label names classify", &out, &Expect::Ok("ice hockey"));
-    // One label: trained, with a warning.
+    // One label: nothing to tell apart, refused with what was found and what was expected
+    // (issue 19; it trained a model that gives every document that label).
     let one = corpus(&[
         ("only/1.txt", b"some words here"),
         ("only/2.txt", b"more words"),
@@ -303,7 +304,14 @@ fn corpora_given_to_train() {
         .arg(&model)
         .output()
         .unwrap();
-    check("one label", &out, &Expect::Ok("only one label (only)"));
+    check(
+        "one label",
+        &out,
+        &Expect::Fails(
+            2,
+            "found 1 label(s), \"only\" (2 documents) (read as files (detected)), but at least 2 are needed: expected a folder per label",
+        ),
+    );
     // No documents: refused.
     let none = corpus(&[("empty-label/.hidden", b"x")]);
     let out = cwtext()
@@ -464,4 +472,133 @@ fn full_disks_and_closed_pipes() {
     let out = with_closed_stdout(&["label", "news"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+}
+
+const SEP: &str = "From someone@example.com Sat Jan  3 01:05:34 2004";
+
+/// Mailboxes (issue 19): a truncated mbox, `From ` lines inside bodies, a Maildir with a file
+/// that cannot be read, NULs. Each says which mailbox and which message (offset or file), and
+/// the other messages are still read.
+#[test]
+fn mailboxes_that_are_damaged_or_odd() {
+    let dir = tempfile::tempdir().unwrap();
+    let spam = "Subject: cheap pills\n\nbuy cheap pills now, viagra discount offer\n";
+    let ham = "Subject: meeting notes\n\nthe project meeting moved to thursday, agenda attached\n";
+    // Truncated: the second message stops inside its header.
+    let cut = dir.path().join("cut.mbox");
+    let second = SEP.len() + 1 + spam.len() + 1;
+    std::fs::write(
+        &cut,
+        format!("{SEP}\n{spam}\n{SEP}\nSubject: meeting\nX-Cut: ha"),
+    )
+    .unwrap();
+    let out = cwtext()
+        .args(["classify", "-m", "spam", "--format", "tsv"])
+        .arg(&cut)
+        .output()
+        .unwrap();
+    let message =
+        format!("cut.mbox@{second}: the file ends inside this message's header (truncated?)");
+    check("truncated mbox", &out, &Expect::Ok("cut.mbox@0\t"));
+    assert!(stderr(&out).contains(&message), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("cut.mbox@{second}\t")));
+    // `From ` inside a body, quoted (mboxrd) and not: neither splits the message.
+    let from = dir.path().join("from.mbox");
+    std::fs::write(
+        &from,
+        format!("{SEP}\n{spam}>From the desk of the director\nFrom the desk of the director\n\n{SEP}\n{ham}\n"),
+    )
+    .unwrap();
+    let out = cwtext()
+        .args(["classify", "-m", "spam", "--format", "tsv"])
+        .arg(&from)
+        .output()
+        .unwrap();
+    check("From lines in bodies", &out, &Expect::Ok("from.mbox@0\t"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().count(),
+        2,
+        "two messages"
+    );
+    // An unquoted body line shaped like a separator does split (nothing tells it apart), and
+    // the warning names where.
+    let forwarded = dir.path().join("forwarded.mbox");
+    let text = format!("{SEP}\n{spam}forwarded below:\n{SEP}\nSubject: inner\n\ninner text\n");
+    std::fs::write(&forwarded, &text).unwrap();
+    let at = text.rfind(SEP).unwrap();
+    let out = cwtext()
+        .args(["classify", "-m", "spam", "--format", "tsv"])
+        .arg(&forwarded)
+        .output()
+        .unwrap();
+    check(
+        "unquoted separator",
+        &out,
+        &Expect::Ok("forwarded.mbox@0\t"),
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("forwarded.mbox@{at}\t")));
+    assert!(
+        stderr(&out).contains(&format!(
+            "forwarded.mbox@{at}: a `From ` line with no blank line before it"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // NULs inside a message: that message is named by its offset, the other one is read.
+    let nul = dir.path().join("nul.mbox");
+    let mut bytes = format!("{SEP}\n{ham}\n{SEP}\nSubject: x\n\n").into_bytes();
+    let offset = SEP.len() + 1 + ham.len() + 1;
+    bytes.extend_from_slice(&[0u8; 64]);
+    bytes.extend_from_slice(b"\x00\x01\x02binary\x00\n");
+    std::fs::write(&nul, &bytes).unwrap();
+    let out = cwtext()
+        .args(["classify", "-m", "spam", "--format", "tsv"])
+        .arg(&nul)
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(all.contains("nul.mbox@0\t"), "{all}");
+    assert!(all.contains(&format!("nul.mbox@{offset}")), "{all}");
+    // A Maildir with a message that cannot be read (a dangling link; as a user, also a file
+    // without read permission): a warning names it, the rest trains.
+    let maildir = dir.path().join("Maildir");
+    for (folder, text) in [(".Spam", spam), (".Work", ham)] {
+        for i in 0..3 {
+            let p = maildir
+                .join(folder)
+                .join("cur")
+                .join(format!("{i}.host:2,S"));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, format!("{text}{i}\n")).unwrap();
+        }
+        std::fs::create_dir_all(maildir.join(folder).join("new")).unwrap();
+    }
+    let dangling = maildir.join(".Spam/cur/9.host:2,S");
+    std::os::unix::fs::symlink(dir.path().join("gone"), &dangling).unwrap();
+    let locked = maildir.join(".Work/cur/8.host:2,S");
+    std::fs::write(&locked, ham).unwrap();
+    std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    let as_root = std::fs::read(&locked).is_ok();
+    let out = cwtext()
+        .arg("train")
+        .arg(&maildir)
+        .arg("-o")
+        .arg(dir.path().join("m.cwm"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains(".Spam/cur/9.host:2,S: not a readable file, skipped"),
+        "{err}"
+    );
+    if !as_root {
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(".Work/cur/8.host:2,S: Permission denied"),
+            "{err}"
+        );
+    }
+    std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
 }

@@ -19,6 +19,8 @@ mod filter;
 mod hash_collisions;
 mod layers;
 mod learners;
+#[cfg(feature = "cli")]
+mod mailbox;
 mod model_compat;
 mod reproduce;
 mod selection;

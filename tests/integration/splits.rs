@@ -52,7 +52,7 @@ fn held_out_and_shards_are_the_golden_answers() {
     for root in ["/corpus", "relative/corpus"] {
         let root = Path::new(root);
         for &(path, held, ten, seven) in GOLDEN {
-            let file = root.join(path);
+            let file = cwtext::text::source::Source::file(root.join(path));
             assert_eq!(held_out(root, &file), held, "{path}");
             assert_eq!(shard_of(root, &file, 10), ten, "{path}");
             assert_eq!(shard_of(root, &file, 7), seven, "{path}");

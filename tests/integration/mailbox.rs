@@ -1,0 +1,399 @@
+//! Mail stores as corpora and as input (issue 19): Maildir, Maildir++, mbox and MH read by
+//! `train`, `eval`, `learn`, `label`, `tune` and `classify`, autodetected or chosen with
+//! `--layout`; stores that would train nonsense labels are refused.
+
+use std::path::Path;
+
+use crate::common::{self, cwtext, stderr, stdout};
+
+/// The fixture mails, without their mbox `From ` line (a Maildir file has none).
+fn mails(folder: &str, prefix: &str, n: usize) -> Vec<Vec<u8>> {
+    let dir = common::fixtures().join("mail").join(folder);
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .take(n)
+        .map(|n| {
+            let bytes = std::fs::read(dir.join(n)).unwrap();
+            match bytes.strip_prefix(b"From ") {
+                Some(rest) => rest[rest.iter().position(|&b| b == b'\n').unwrap() + 1..].to_vec(),
+                None => bytes,
+            }
+        })
+        .collect()
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A Dovecot Maildir as a new user has it: the inbox in `cur/ new/ tmp/`, folders as dot
+/// directories, Dovecot's own files beside them.
+fn dovecot_maildir(root: &Path) {
+    for (i, m) in mails("ham", "test-", 3).iter().enumerate() {
+        write(&root.join(format!("cur/100{i}.M1P1.host:2,S")), m);
+    }
+    for (folder, label, prefix) in [
+        (".Spam", "spam", "train-"),
+        (".Work.Projects", "ham", "train-"),
+    ] {
+        for (i, m) in mails(label, prefix, 12).iter().enumerate() {
+            write(&root.join(format!("{folder}/cur/200{i}.M2P2.host:2,S")), m);
+        }
+        std::fs::create_dir_all(root.join(folder).join("new")).unwrap();
+        std::fs::create_dir_all(root.join(folder).join("tmp")).unwrap();
+        write(&root.join(folder).join("maildirfolder"), b"");
+    }
+    std::fs::create_dir_all(root.join("new")).unwrap();
+    std::fs::create_dir_all(root.join("tmp")).unwrap();
+    write(
+        &root.join("dovecot-uidlist"),
+        b"3 V1 N4\n1 1000.M1P1.host\n",
+    );
+    write(&root.join("subscriptions"), b"Spam\nWork.Projects\n");
+}
+
+fn labels_of(model: &Path) -> Vec<String> {
+    let out = cwtext()
+        .args(["inspect", "--format", "json"])
+        .arg(model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    json["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue 19: a Dovecot Maildir trained a one-label model called "cur", silently (the dot
+/// folders were skipped as hidden, the inbox's `cur` became a label).
+#[test]
+fn a_dovecot_maildir_trains_its_folders_not_a_label_called_cur() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("Maildir");
+    dovecot_maildir(&root);
+    let model = dir.path().join("m.cwm");
+    let out = cwtext()
+        .arg("train")
+        .arg(&root)
+        .arg("-o")
+        .arg(&model)
+        .args(["--seed", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(labels_of(&model), ["Spam", "Work/Projects"]);
+}
+
+/// Trains on a committed store and returns the model's labels and train's stderr.
+fn train(store: &str, extra: &[&str], model: &Path) -> (Vec<String>, String) {
+    let out = cwtext()
+        .args(["train", store, "--seed", "1", "-o"])
+        .arg(model)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{store}: {}", stderr(&out));
+    (labels_of(model), stderr(&out))
+}
+
+#[test]
+fn each_kind_of_store_trains_its_folders_as_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    for (store, labels) in [
+        ("mailstores/maildir", ["Lists/Ham", "Spam"]),
+        ("mailstores/mbox", ["Lists/Ham", "Spam"]),
+        ("mailstores/mh", ["lists/ham", "spam"]),
+    ] {
+        let (found, err) = train(store, &[], &model);
+        assert_eq!(found, labels, "{store}");
+        assert!(err.contains("24 documents"), "{store}: {err}");
+        assert!(
+            err.contains("the inbox (3 messages) is left out"),
+            "{store}: {err}"
+        );
+        // The inbox as a label of its own.
+        let (found, err) = train(store, &["--inbox-label", "Inbox"], &model);
+        assert_eq!(found, ["Inbox", labels[0], labels[1]], "{store}");
+        assert!(err.contains("27 documents"), "{store}: {err}");
+        // Chosen explicitly, the same.
+        let layout = store.rsplit('/').next().unwrap();
+        let (found, _) = train(store, &["--layout", layout], &model);
+        assert_eq!(found, labels, "{store}");
+    }
+}
+
+#[test]
+fn stores_read_as_the_wrong_layout_or_with_one_label_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    let out = cwtext()
+        .args(["train", "mailstores/maildir", "--layout", "files", "-o"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    common::assert_refused(&out, "mailstores/maildir: label \"cur\" is a Maildir sub-folder (read with --layout files, labels \"cur\", \"new\", \"tmp\")");
+    assert!(
+        stderr(&out).contains("read it with --layout maildir"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext()
+        .args(["train", "mailstores/mbox", "--include", "Spam", "-o"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    common::assert_refused(
+        &out,
+        "mailstores/mbox: found 1 label(s), \"Spam\" (12 documents) (read as mbox (detected)), but at least 2 are needed: expected an mbox file per label",
+    );
+    assert!(stderr(&out).contains("--inbox-label"), "{}", stderr(&out));
+    assert!(!model.exists());
+    let out = cwtext()
+        .args([
+            "eval",
+            "-m",
+            "spam",
+            "mailstores/maildir",
+            "--layout",
+            "files",
+        ])
+        .output()
+        .unwrap();
+    common::assert_refused(&out, "label \"cur\" is a Maildir sub-folder");
+    let out = cwtext()
+        .args(["train", "mailstores/mh", "--layout", "mbox", "-o"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    common::assert_refused(
+        &out,
+        "no messages found reading it as mbox: expected an mbox file per label",
+    );
+}
+
+#[test]
+fn eval_learn_and_tune_read_stores_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.cwm");
+    train("mailstores/maildir", &[], &model);
+    let out = cwtext()
+        .args(["eval", "mailstores/mbox", "--format", "json", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["documents"], 24);
+    assert!(json["accuracy"].as_f64().unwrap() >= 0.9, "{json}");
+    let out = cwtext()
+        .args(["learn", "mailstores/mh", "--inbox-label", "Lists/Ham", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 27 document(s)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("new label(s): lists/ham, spam"),
+        "{}",
+        stderr(&out)
+    );
+    // An mbox given with --label (sa-learn --mbox), as a file or on standard input.
+    let out = cwtext()
+        .args(["learn", "--label", "Spam", "mailstores/mbox/Spam", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 12 document(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let inbox = std::fs::read(common::fixtures().join("mailstores/mbox/Inbox")).unwrap();
+    let out = cwtext()
+        .args(["learn", "--label", "Inbox", "-m"])
+        .arg(&model)
+        .write_stdin(inbox)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 3 document(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext()
+        .args([
+            "tune",
+            "mailstores/mbox",
+            "--budget",
+            "1",
+            "--max-epochs",
+            "1",
+            "-o",
+        ])
+        .arg(dir.path().join("t.cwm"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("24 files, 2 labels"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Issue 19: two concatenated messages, spam and ham, were classified as one document.
+#[test]
+fn classify_takes_an_mbox_message_by_message() {
+    let inbox = std::fs::read(common::fixtures().join("mailstores/mbox/Inbox")).unwrap();
+    let offsets: Vec<usize> = std::iter::once(0)
+        .chain(
+            inbox
+                .windows(6)
+                .enumerate()
+                .filter(|(_, w)| w == b"\nFrom ")
+                .map(|(i, _)| i + 1),
+        )
+        .collect();
+    assert_eq!(offsets.len(), 3);
+    let out = cwtext()
+        .args([
+            "classify",
+            "-m",
+            "spam",
+            "--format",
+            "tsv",
+            "mailstores/mbox/Inbox",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    let names: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let want: Vec<String> = offsets
+        .iter()
+        .map(|o| format!("mailstores/mbox/Inbox@{o}"))
+        .collect();
+    assert_eq!(names, want);
+    let labels: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        ["ham", "ham", "spam"],
+        "two test hams and a test spam"
+    );
+    // On standard input, named -@OFFSET, each in its own block.
+    let out = cwtext()
+        .args(["classify", "-m", "spam"])
+        .write_stdin(inbox.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("==> -@0 <==\nham\n"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains(&format!("==> -@{} <==\nspam\n", offsets[2])));
+    // One message with its From line is one document, named as before.
+    let one = &inbox[..offsets[1]];
+    let out = cwtext()
+        .args(["classify", "-m", "spam", "--format", "tsv"])
+        .write_stdin(one.to_vec())
+        .output()
+        .unwrap();
+    assert!(stdout(&out).starts_with("-\tham\t"), "{}", stdout(&out));
+}
+
+#[test]
+fn label_walks_a_store_message_by_message() {
+    let out = cwtext()
+        .args(["label", "-m", "spam", "mailstores/maildir"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().count(),
+        27,
+        "every folder and the inbox: {text}"
+    );
+    assert!(
+        !text.contains("tmp/") && !text.contains("dovecot") && !text.contains("maildirfolder"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mailstores/maildir/.Spam/cur/2000000000.M0P2.fixture:2,RS\tspam\t"),
+        "{text}"
+    );
+    let out = cwtext()
+        .args([
+            "label",
+            "-m",
+            "spam",
+            "mailstores/maildir",
+            "--skip-folder",
+            "spam",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).lines().count(), 15, "{}", stdout(&out));
+    assert!(!stdout(&out).contains(".Spam/"), "{}", stdout(&out));
+    let out = cwtext()
+        .args([
+            "label",
+            "-m",
+            "spam",
+            "mailstores/mbox",
+            "--format",
+            "jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 27, "{text}");
+    assert!(
+        text.contains("\"file\":\"mailstores/mbox/Inbox@0\""),
+        "{text}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = cwtext()
+        .args(["label", "-m", "spam", "mailstores/mbox", "--copy-to"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    common::assert_refused(&out, "its messages are not files of their own");
+    let out = cwtext()
+        .args(["label", "-m", "spam", "mailstores/mh"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).lines().count(), 27, "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains(",13"),
+        "a deleted MH message is not read"
+    );
+}
