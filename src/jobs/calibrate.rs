@@ -27,6 +27,7 @@ impl CalibrationFit {
             brier_before: self.brier_before,
             brier_after: self.brier_after,
             variance_shrinkage: self.variance_shrinkage,
+            corrections_since: 0,
         }
     }
 }

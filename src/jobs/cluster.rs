@@ -316,6 +316,7 @@ fn run_worker(
             brier_before: scale.before,
             brier_after: scale.after,
             variance_shrinkage: shrinkage,
+            corrections_since: 0,
         });
     }
     let lock = crate::integrations::lock::ModelLock::acquire(output)?;

@@ -109,6 +109,10 @@ pub fn learn_with(
     let mut report = Corrections::default();
     // The model no longer matches the file it was read from.
     model.file_crc = None;
+    // The scale stays as fitted while the variances shrink: count what it has not seen.
+    if let Some(fit) = &mut model.header.calibration {
+        fit.corrections_since += documents.len();
+    }
     let saved = model.learner.params().clone();
     let scale = model.header.probability_scale;
     let mut config = saved.config().clone();
@@ -256,5 +260,35 @@ mod tests {
         // The file round-trips with the new label.
         let back = Model::from_bytes(&model.to_bytes(), std::path::Path::new("m")).unwrap();
         assert_eq!(back, model);
+
+        // A calibrated model counts the documents learned since its scale was fitted, and says
+        // so where the fit is described (inspect, eval); the count survives a save.
+        model.header.calibration = Some(crate::model::CalibrationInfo {
+            fitted_by: "train".into(),
+            held_out: 100,
+            brier_before: 0.5,
+            brier_after: 0.2,
+            variance_shrinkage: 0.98,
+            corrections_since: 0,
+        });
+        assert!(!model
+            .header
+            .calibration
+            .as_ref()
+            .unwrap()
+            .describe()
+            .contains("since"));
+        learn(&mut model, &[(x.clone(), "a".into())]).unwrap();
+        learn(&mut model, &[(x.clone(), "b".into()), (x, "a".into())]).unwrap();
+        let back = Model::from_bytes(&model.to_bytes(), std::path::Path::new("m")).unwrap();
+        let fit = back.header.calibration.unwrap();
+        assert_eq!(fit.corrections_since, 3);
+        assert!(
+            fit.describe().ends_with(
+                "; 3 documents learned since, not refitted: `cwtext eval` on labelled files measures the drift"
+            ),
+            "{}",
+            fit.describe()
+        );
     }
 }

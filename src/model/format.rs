@@ -159,6 +159,15 @@ pub struct CalibrationInfo {
     /// those of the model it was fitted with ([`crate::learn::calibration::variance_shrinkage`]).
     #[serde(default = "one")]
     pub variance_shrinkage: f64,
+    /// Documents `learn` applied since the scale was fitted: each makes the variances smaller
+    /// while the scale stays, so the probabilities drift towards over-confidence (`eval` on
+    /// labelled files measures how far).
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub corrections_since: usize,
+}
+
+fn is_zero_usize(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What the automatic choice tried and chose, as stored in the model and printed by `train`
@@ -219,14 +228,21 @@ impl Selection {
 impl CalibrationInfo {
     /// One line for people: who fitted the scale, on what, and what it did.
     pub fn describe(&self) -> String {
+        let since = match self.corrections_since {
+            0 => String::new(),
+            n => format!(
+                "; {n} document{} learned since, not refitted: `cwtext eval` on labelled files measures the drift",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         if self.held_out == 0 {
             return format!(
-                "set by {}, not fitted on documents: `cwtext eval` on labelled files shows how well it holds",
+                "set by {}, not fitted on documents: `cwtext eval` on labelled files shows how well it holds{since}",
                 self.fitted_by
             );
         }
         format!(
-            "fitted by {} on {} held-out documents (Brier {:.4} → {:.4}), divided by the variance shrinkage {:.3} of the final model",
+            "fitted by {} on {} held-out documents (Brier {:.4} → {:.4}), divided by the variance shrinkage {:.3} of the final model{since}",
             self.fitted_by, self.held_out, self.brier_before, self.brier_after, self.variance_shrinkage
         )
     }

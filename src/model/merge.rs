@@ -210,6 +210,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
             brier_before: 0.0,
             brier_after: 0.0,
             variance_shrinkage: 1.0,
+            corrections_since: 0,
         });
     header.selection = None;
     header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();
