@@ -21,7 +21,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::features::FeatureVector;
 use crate::learn::probability::Method;
 use crate::model::Model;
 use crate::text::input::document_from_bytes;
@@ -125,7 +124,7 @@ fn decide(model: &Model, message: &[u8], options: &FilterOptions) -> Result<Verd
         .map_err(|e| e.to_string())?;
     let (x, prior_only) = match pipeline.features(&doc) {
         Some(x) => (x, false),
-        None => (prior_features(model), true),
+        None => (model.prior_features(), true),
     };
     let prediction = model.predict(&x, options.method);
     let probabilities = &prediction.distribution.probabilities;
@@ -153,18 +152,6 @@ fn decide(model: &Model, message: &[u8], options: &FilterOptions) -> Result<Verd
             prior_only,
         },
     })
-}
-
-/// A document without words: only the bias feature (the model's prior over labels), or nothing
-/// when the model has no bias (every label then scores 0).
-pub fn prior_features(model: &Model) -> FeatureVector {
-    let config = model.pipeline();
-    let (indices, values) = if config.bias {
-        (vec![config.buckets() as u32], vec![1.0])
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    FeatureVector::new(config.dimension(), indices, values)
 }
 
 /// The header fields for a verdict, as (name, value) pairs; values are ASCII (labels that are

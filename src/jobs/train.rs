@@ -12,7 +12,7 @@ use crate::jobs::corpus::{held_out, shard_of, LabelledCorpus};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{Model, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
-use crate::text::featurize::{featurize_document, featurize_files};
+use crate::text::featurize::featurize_document;
 use crate::text::input::InputLimits;
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
@@ -93,29 +93,15 @@ impl TrainSettings {
     }
 }
 
-/// Featurises a labelled corpus; per-file problems are returned as skipped errors.
+/// Featurises a labelled corpus; per-file problems are returned as skipped errors
+/// ([`featurize_corpus_many`] with one pipeline).
 pub fn featurize_corpus(
     corpus: &LabelledCorpus,
     config: &PipelineConfig,
     progress: &dyn Progress,
 ) -> Result<(Vec<Example>, Vec<Error>)> {
-    progress.set_length(corpus.files.len() as u64);
-    progress.set_message("reading");
-    let results = featurize_files(&corpus.files, |(p, _)| p, config, progress)?;
-    let mut examples = Vec::with_capacity(results.len());
-    let mut skipped = Vec::new();
-    for (file, (result, (_, label))) in results.into_iter().zip(&corpus.files).enumerate() {
-        match result {
-            Ok(x) => examples.push(Example {
-                x,
-                label: *label,
-                file,
-            }),
-            Err(e) if e.is_skippable() => skipped.push(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((examples, skipped))
+    let mut one = featurize_corpus_many(corpus, std::slice::from_ref(config), progress)?;
+    Ok(one.pop().expect("one result per pipeline"))
 }
 
 /// Trains a subword vocabulary on the text of a corpus's documents (Subject and body of mail),

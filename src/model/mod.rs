@@ -94,6 +94,18 @@ impl Model {
         self.file_crc
     }
 
+    /// The vector of a document without a single word: only the bias feature, whose weights
+    /// are the labels' prior (nothing when the pipeline has no bias: every label scores 0).
+    pub fn prior_features(&self) -> FeatureVector {
+        let config = self.pipeline();
+        let (indices, values) = if config.bias {
+            (vec![config.buckets() as u32], vec![1.0])
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        FeatureVector::new(config.dimension(), indices, values)
+    }
+
     /// Mean scores of every label.
     pub fn scores(&self, x: &FeatureVector) -> Vec<f64> {
         self.learner.scores(x)

@@ -121,14 +121,9 @@ fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("cwtext")
 }
 
-#[test]
-#[ignore = "needs procmail (CI installs it)"]
-fn procmail_recipe_files_each_message_into_its_labels_maildir_folder() {
-    require("procmail");
-    let dir = tempfile::tempdir().unwrap();
-    let (model, store) = setup(dir.path());
-    let rc = dir.path().join("procmailrc");
-    // The README's recipe.
+/// The README's procmail recipe with `model`, delivering into `store`, written into `dir`.
+fn procmailrc(dir: &Path, store: &Path, model: &Path) -> PathBuf {
+    let rc = dir.join("procmailrc");
     std::fs::write(
         &rc,
         format!(
@@ -141,15 +136,31 @@ fn procmail_recipe_files_each_message_into_its_labels_maildir_folder() {
         ),
     )
     .unwrap();
-    for (mail, label) in mails_and_labels(&model) {
-        deliver("procmail", &[Path::new("-m"), &rc], &mail);
+    rc
+}
+
+/// Delivers every fixture mail with `program ARGS < mail` and checks that it landed in its
+/// label's folder (`.Spam` for spam, the inbox otherwise) with only cwtext's fields added.
+fn files_every_mail_by_label(model: &Path, store: &Path, program: &str, args: &[&Path]) {
+    for (mail, label) in mails_and_labels(model) {
+        deliver(program, args, &mail);
         let folder = if label == "spam" {
             store.join(".Spam")
         } else {
-            store.clone()
+            store.to_path_buf()
         };
         assert_delivered(&take_one(&folder), &std::fs::read(&mail).unwrap(), &label);
     }
+}
+
+#[test]
+#[ignore = "needs procmail (CI installs it)"]
+fn procmail_recipe_files_each_message_into_its_labels_maildir_folder() {
+    require("procmail");
+    let dir = tempfile::tempdir().unwrap();
+    let (model, store) = setup(dir.path());
+    let rc = procmailrc(dir.path(), &store, &model);
+    files_every_mail_by_label(&model, &store, "procmail", &[Path::new("-m"), &rc]);
 }
 
 #[test]
@@ -175,15 +186,7 @@ fn maildrop_recipe_files_each_message_into_its_labels_maildir_folder() {
     // maildrop refuses a filter file others can write to.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&filter, std::fs::Permissions::from_mode(0o600)).unwrap();
-    for (mail, label) in mails_and_labels(&model) {
-        deliver("maildrop", &[&filter], &mail);
-        let folder = if label == "spam" {
-            store.join(".Spam")
-        } else {
-            store.clone()
-        };
-        assert_delivered(&take_one(&folder), &std::fs::read(&mail).unwrap(), &label);
-    }
+    files_every_mail_by_label(&model, &store, "maildrop", &[&filter]);
 }
 
 #[test]
@@ -192,19 +195,7 @@ fn with_a_missing_model_procmail_still_delivers_the_message_to_the_inbox() {
     require("procmail");
     let dir = tempfile::tempdir().unwrap();
     let (_, store) = setup(dir.path());
-    let rc = dir.path().join("procmailrc");
-    std::fs::write(
-        &rc,
-        format!(
-            "MAILDIR={store}/\nDEFAULT={store}/\nSHELL=/bin/sh\n\n\
-             :0fw\n| {cwtext} filter -m {missing} --always-zero\n\n\
-             :0\n* ^X-Cwtext-Label: spam\n.Spam/\n",
-            store = store.display(),
-            cwtext = binary().display(),
-            missing = dir.path().join("gone.cwm").display()
-        ),
-    )
-    .unwrap();
+    let rc = procmailrc(dir.path(), &store, &dir.path().join("gone.cwm"));
     let mail = std::fs::read_dir(fixtures().join("mail/spam"))
         .unwrap()
         .next()

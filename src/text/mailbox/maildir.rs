@@ -23,6 +23,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::walk::Visit;
+
 /// The sub-folders every Maildir folder has; none of them is a mail folder of its own.
 pub const SUBFOLDERS: [&str; 3] = ["cur", "new", "tmp"];
 
@@ -85,67 +87,32 @@ pub fn messages(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
 /// sorted by label. Maildir++ dot folders and one-directory-per-folder stores are both read
 /// (see the module doc); folder names become labels with `/` between levels.
 pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut warnings = Vec::new();
-    if is_maildir(root) {
-        out.push((None, root.to_path_buf()));
-    }
-    let mut walk = vec![(root.to_path_buf(), Vec::<String>::new())];
-    // Directories already walked, by their real path: a link back up the tree is not followed.
-    let mut seen = std::collections::BTreeSet::new();
-    while let Some((dir, names)) = walk.pop() {
-        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
-            warnings.push(format!(
-                "{}: symbolic link loop, not followed",
-                dir.display()
-            ));
-            continue;
+    let inbox = is_maildir(root).then(|| (None, root.to_path_buf()));
+    super::walk::folders(root, inbox, |path, name, levels| {
+        if SUBFOLDERS.contains(&name) {
+            return Visit::Skip;
         }
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                warnings.push(format!("{}: {e}; its folders were not read", dir.display()));
-                continue;
+        if let Some(dotted) = name.strip_prefix('.') {
+            // Maildir++ folders live only at the root, flat.
+            if !levels.is_empty() || !is_maildir(path) {
+                return Visit::Skip;
             }
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if !path.is_dir() || SUBFOLDERS.contains(&name.as_str()) {
-                continue;
-            }
-            if let Some(dotted) = name.strip_prefix('.') {
-                // Maildir++ folders live only at the root, flat.
-                if names.is_empty() && is_maildir(&path) {
-                    let label: Vec<String> = dotted
-                        .split('.')
-                        .filter(|p| !p.is_empty())
-                        .map(folder_name)
-                        .collect();
-                    if !label.is_empty() {
-                        out.push((Some(label.join("/")), path));
-                    }
-                }
-                continue;
-            }
-            if std::fs::canonicalize(&path).is_ok_and(|real| seen.contains(&real)) {
-                warnings.push(format!(
-                    "{}: symbolic link loop, not followed",
-                    path.display()
-                ));
-                continue;
-            }
-            let mut label = names.clone();
-            label.push(folder_name(&name));
-            if is_maildir(&path) {
-                let inbox = names.is_empty() && name.eq_ignore_ascii_case("inbox");
-                out.push(((!inbox).then(|| label.join("/")), path.clone()));
-            }
-            walk.push((path, label));
+            let label: Vec<String> = dotted
+                .split('.')
+                .filter(|p| !p.is_empty())
+                .map(folder_name)
+                .collect();
+            return if label.is_empty() {
+                Visit::Skip
+            } else {
+                Visit::List(label.join("/"))
+            };
         }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    (out, warnings)
+        Visit::Enter {
+            level: folder_name(name),
+            list: is_maildir(path),
+        }
+    })
 }
 
 /// A folder name as the mail program shows it: IMAP's modified UTF-7 (RFC 3501 §5.1.3: `&`,

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::walk::Visit;
+
 /// The file that marks an MH folder (nmh writes it once a sequence exists).
 pub const SEQUENCES: &str = ".mh_sequences";
 
@@ -45,48 +47,16 @@ pub fn messages(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
 /// The folders of an MH store at `root` (every non-hidden directory below it, at any depth):
 /// `(label, folder)` pairs sorted by label, `inbox` (any case, at the top) with no label.
 pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut warnings = Vec::new();
-    let mut walk = vec![(root.to_path_buf(), Vec::<String>::new())];
-    // Directories already walked, by their real path: a link back up the tree is not followed.
-    let mut seen = std::collections::BTreeSet::new();
-    while let Some((dir, names)) = walk.pop() {
-        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
-            warnings.push(format!(
-                "{}: symbolic link loop, not followed",
-                dir.display()
-            ));
-            continue;
+    super::walk::folders(root, None, |_, name, _| {
+        if name.starts_with('.') {
+            Visit::Skip
+        } else {
+            Visit::Enter {
+                level: name.to_string(),
+                list: true,
+            }
         }
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                warnings.push(format!("{}: {e}; its folders were not read", dir.display()));
-                continue;
-            }
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || !path.is_dir() {
-                continue;
-            }
-            if std::fs::canonicalize(&path).is_ok_and(|real| seen.contains(&real)) {
-                warnings.push(format!(
-                    "{}: symbolic link loop, not followed",
-                    path.display()
-                ));
-                continue;
-            }
-            let mut label = names.clone();
-            label.push(name.clone());
-            let inbox = names.is_empty() && name.eq_ignore_ascii_case("inbox");
-            out.push(((!inbox).then(|| label.join("/")), path.clone()));
-            walk.push((path, label));
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    (out, warnings)
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 pub mod maildir;
 pub mod mbox;
 pub mod mh;
+mod walk;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
