@@ -10,8 +10,7 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::train::{check_epochs, train_corpus, TrainSettings};
-use cwtext::jobs::tune::{search, winning_settings, PATIENCE};
+use cwtext::jobs::tune::{TuneRequest, PATIENCE};
 use cwtext::model::WeightEncoding;
 use cwtext::text::pipeline::PipelineConfig;
 
@@ -54,26 +53,16 @@ pub struct TuneArgs {
     pub encoding: WeightEncoding,
 }
 
+/// Flags → plan → search → the winner trained → summary.
 pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
-    check_epochs(args.max_epochs)?;
-    anyhow::ensure!(
-        args.budget >= 1,
-        "invalid setting: the budget must be at least 1 trial, but is 0"
-    );
-    let base = TrainSettings {
-        pipeline: PipelineConfig {
-            hash_bits: args.hash_bits,
-            ..PipelineConfig::default()
-        },
-        learner: Default::default(),
-        epochs: args.max_epochs,
+    let plan = TuneRequest {
+        budget: args.budget,
+        max_epochs: args.max_epochs,
         seed: args.seed,
+        hash_bits: args.hash_bits,
         encoding: args.encoding,
-        calibrate: true,
-        sharding: Default::default(),
-        choose: Default::default(),
-    };
-    base.pipeline.validate()?;
+    }
+    .plan()?;
     let start = Instant::now();
     let corpus = args.filter.scan(&args.dir, 2)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
@@ -105,7 +94,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         });
     };
     let threads = rayon::current_num_threads();
-    let result = search(&corpus, &base, args.budget, threads, &progress, &mut report)?;
+    let result = plan.search(&corpus, threads, &progress, &mut report)?;
     progress.finish_and_clear();
     if let Some(e) = failed {
         return Err(e.into());
@@ -133,13 +122,12 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             top.validation_accuracy
         )?;
     }
-    let settings = winning_settings(&result, &base)?;
     let cwtext::jobs::train::Trained {
         model,
         fit,
         skipped,
         ..
-    } = train_corpus(&corpus, &settings, None, &cwtext::progress::NoProgress)?;
+    } = plan.train_winner(&corpus, &result, &cwtext::progress::NoProgress)?;
     let outcome = super::common::report_skipped(ui, &skipped);
     model.save(&args.output)?;
     let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));

@@ -2,8 +2,10 @@
 //! (close to `cwtext train`'s flags, every choice optional), and [`TrainRequest::plan`] turns
 //! them into a [`TrainPlan`], which holds only settings that go together. Every rule about
 //! which settings combine lives here, so a library caller gets the same checks as the command
-//! line, and each error names the bad value. [`TrainPlan::train`] then runs the plan on a
-//! corpus: the subword vocabulary, the training itself and the kept vocabulary.
+//! line, and each error names the bad value. Settings made in code rather than asked for
+//! (`tune`'s winner, the experiments' models) become a plan through [`TrainPlan::from_settings`],
+//! under the same rules. [`TrainPlan::train`] then runs the plan on a corpus: the subword
+//! vocabulary, the training itself and the kept vocabulary.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,12 +13,13 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::train::{
-    train_corpus, train_vocabulary, Choose, Sharding, TrainSettings, Trained,
+    check_epochs, train_corpus, train_vocabulary, Choose, Sharding, TrainSettings, Trained,
+    ALTERNATIVE_ETA,
 };
 use crate::learn::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
 use crate::model::{LearnerConfig, Model, WeightEncoding};
 use crate::progress::Progress;
-use crate::text::pipeline::config::FilterConfig;
+use crate::text::pipeline::config::{FilterConfig, TokenizerConfig};
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
 use crate::text::pipeline::weighting::{ValueConfig, ValueKind};
@@ -137,7 +140,8 @@ impl Default for TrainRequest {
     }
 }
 
-/// A training run whose settings go together: only [`TrainRequest::plan`] makes one.
+/// A training run whose settings go together: only [`TrainRequest::plan`] and
+/// [`TrainPlan::from_settings`] make one.
 #[derive(Debug, Clone)]
 pub struct TrainPlan {
     settings: TrainSettings,
@@ -151,17 +155,80 @@ fn invalid(message: String) -> Error {
     Error::InvalidSetting(message)
 }
 
+/// The shard count of a run, 1 to [`MAX_SHARDS`].
+fn check_shards(shards: usize) -> Result<()> {
+    if (1..=MAX_SHARDS).contains(&shards) {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "shards must be in [1, {MAX_SHARDS}], but is {shards}"
+        )))
+    }
+}
+
+/// The rules about a run's pipeline, learner and choice that a request meets by construction
+/// and settings made in code must be checked for: the values of each, subword pieces without
+/// stop words or stems, and a choice only among what [`TrainSettings::candidates`] can try.
+fn check_model_settings(settings: &TrainSettings) -> Result<()> {
+    let TrainSettings {
+        pipeline,
+        learner,
+        choose,
+        ..
+    } = settings;
+    pipeline.validate()?;
+    learner.clone().validate()?;
+    let list = pipeline.filters.iter().find_map(|f| match f {
+        FilterConfig::StopWords { name, .. } => Some(name.as_str()),
+        _ => None,
+    });
+    if !matches!(pipeline.tokenizer, TokenizerConfig::UnicodeWords) {
+        // Pieces are not words, as for a request (`TrainRequest::subword_spec`).
+        let tokenizer = pipeline.tokenizer.name();
+        if let Some(name) = list {
+            return Err(invalid(format!(
+                "stop words {name} do not combine with {tokenizer} pieces: stop-word lists hold words, and would also drop pieces inside words"
+            )));
+        }
+        if let Some(language) = pipeline.filters.iter().find_map(|f| match f {
+            FilterConfig::Stem { language } => Some(language),
+            _ => None,
+        }) {
+            return Err(invalid(format!(
+                "stemming ({}) does not combine with {tokenizer} pieces, which are not words to stem",
+                format!("{language:?}").to_lowercase()
+            )));
+        }
+        if choose.stopwords {
+            return Err(invalid(format!(
+                "choosing the stop words does not apply to {tokenizer} pieces, which take none"
+            )));
+        }
+    }
+    if choose.stopwords {
+        if let Some(name) = list.filter(|name| *name != "english") {
+            return Err(invalid(format!(
+                "choosing the stop words tries english and none, but the pipeline's list is {name}"
+            )));
+        }
+    }
+    // As a request chooses η for --algo cw alone.
+    if choose.eta && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
+        return Err(invalid(format!(
+            "choosing eta tries {} and {ALTERNATIVE_ETA} with CW's rules (stdev, var), but the rule is {}",
+            learner.eta,
+            format!("{:?}", learner.rule).to_lowercase()
+        )));
+    }
+    Ok(())
+}
+
 impl TrainRequest {
     /// Checks every rule about which settings combine and turns the request into a plan.
     pub fn plan(&self) -> Result<TrainPlan> {
         let mut settings = self.settings()?;
         let subword = self.subword_spec()?;
-        if !(1..=MAX_SHARDS).contains(&self.shards) {
-            return Err(invalid(format!(
-                "shards must be in [1, {MAX_SHARDS}], but is {}",
-                self.shards
-            )));
-        }
+        check_shards(self.shards)?;
         if let Some(cluster) = &self.cluster {
             if self.shards != 1 || self.resume.is_some() {
                 return Err(invalid(
@@ -195,10 +262,10 @@ impl TrainRequest {
                 "the vocabulary must keep at least 1 text per bucket, but is 0".into(),
             ));
         }
+        check_epochs(self.epochs)?;
         // A continued model brings its own settings (checked by [`TrainPlan::continue_from`]).
         if self.resume.is_none() {
-            settings.pipeline.validate()?;
-            settings.learner.clone().validate()?;
+            check_model_settings(&settings)?;
         }
         Ok(TrainPlan {
             settings,
@@ -346,6 +413,25 @@ pub struct TrainOutcome {
 }
 
 impl TrainPlan {
+    /// A plan from settings made in code rather than asked for (`tune`'s winner, a model of the
+    /// experiments), checked by the rules that apply to them: the epochs and shards in range,
+    /// every pipeline and learner value, subword pieces without stop words or stems, and a
+    /// choice ([`TrainSettings::choose`]) only of English stop words or none and only of CW's
+    /// η. Each error names the bad value. The plan trains from the prior, with no vocabulary
+    /// kept.
+    pub fn from_settings(settings: TrainSettings) -> Result<TrainPlan> {
+        check_epochs(settings.epochs)?;
+        check_shards(settings.sharding.shards)?;
+        check_model_settings(&settings)?;
+        Ok(TrainPlan {
+            settings,
+            subword: None,
+            cluster: None,
+            keep_vocabulary: None,
+            resume: None,
+        })
+    }
+
     /// The settings the run trains with.
     pub fn settings(&self) -> &TrainSettings {
         &self.settings
@@ -420,7 +506,7 @@ impl TrainPlan {
     ) -> Result<TrainOutcome> {
         if self.cluster.is_some() {
             return Err(invalid(
-                "a --cluster plan trains with jobs::cluster::train".into(),
+                "a --cluster plan trains with TrainPlan::train_cluster".into(),
             ));
         }
         if start.is_some() != self.resume.is_some() {
@@ -703,6 +789,121 @@ mod tests {
             }
         );
         assert_eq!(plan.settings().choose, Choose::default());
+    }
+
+    /// Settings made in code must be refused with `message` in the error.
+    fn settings_refused(settings: TrainSettings, message: &str) {
+        let err = TrainPlan::from_settings(settings)
+            .expect_err("refused")
+            .to_string();
+        assert!(err.starts_with("invalid setting: "), "{err}");
+        assert!(err.contains(message), "{message:?} not in {err:?}");
+    }
+
+    #[test]
+    fn settings_made_in_code_are_checked_as_a_request_is() {
+        // What `cwtext train` asks for makes a plan either way.
+        let asked = TrainRequest::default().plan().unwrap().settings().clone();
+        let plan = TrainPlan::from_settings(asked.clone()).unwrap();
+        assert_eq!(plan.settings().choose, asked.choose);
+        assert!(plan.subword().is_none() && plan.resume().is_none() && plan.cluster().is_none());
+        let base = TrainSettings::new(5, 1);
+        TrainPlan::from_settings(base.clone()).unwrap();
+        for epochs in [0, 1001] {
+            settings_refused(
+                TrainSettings::new(epochs, 1),
+                &format!("epochs must be in [1, 1000], but is {epochs}"),
+            );
+        }
+        settings_refused(
+            TrainSettings {
+                sharding: Sharding {
+                    shards: 0,
+                    mix: true,
+                },
+                ..base.clone()
+            },
+            "shards must be in [1, 1024], but is 0",
+        );
+        let mut bits = base.clone();
+        bits.pipeline.hash_bits = 12;
+        settings_refused(bits, "hash bits must be in [16, 26], but is 12");
+        let mut eta = base.clone();
+        eta.learner.eta = 1.5;
+        settings_refused(eta, "eta must be in (0.5, 1), but is 1.5");
+    }
+
+    #[test]
+    fn settings_made_in_code_choose_only_what_train_can_try() {
+        let choose = |stopwords, eta| TrainSettings {
+            choose: Choose { stopwords, eta },
+            ..TrainSettings::new(5, 1)
+        };
+        TrainPlan::from_settings(choose(true, true)).unwrap();
+        let mut arow = choose(false, true);
+        arow.learner.rule = RuleKind::Arow;
+        settings_refused(
+            arow,
+            "choosing eta tries 0.99 and 0.9 with CW's rules (stdev, var), but the rule is arow",
+        );
+        let mut own_list = choose(true, false);
+        for f in &mut own_list.pipeline.filters {
+            if let FilterConfig::StopWords { name, .. } = f {
+                *name = "mine.txt".into();
+            }
+        }
+        settings_refused(
+            own_list,
+            "choosing the stop words tries english and none, but the pipeline's list is mine.txt",
+        );
+        // Without a list the choice tries english beside none.
+        let mut none = choose(true, false);
+        none.pipeline
+            .filters
+            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        TrainPlan::from_settings(none).unwrap();
+    }
+
+    #[test]
+    fn settings_made_in_code_keep_subword_pieces_apart_from_words() {
+        use crate::text::pipeline::subword::Bpe;
+        let mut bpe = TrainSettings::new(5, 1);
+        bpe.pipeline.tokenizer = TokenizerConfig::Bpe(Bpe {
+            pieces: Vec::new(),
+            merges: Vec::new(),
+        });
+        settings_refused(
+            bpe.clone(),
+            "stop words english do not combine with bpe pieces",
+        );
+        bpe.pipeline
+            .filters
+            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        let mut stem = bpe.clone();
+        stem.pipeline.filters.push(FilterConfig::Stem {
+            language: StemLanguage::English,
+        });
+        settings_refused(stem, "stemming (english) does not combine with bpe pieces");
+        let mut choose = bpe.clone();
+        choose.choose.stopwords = true;
+        settings_refused(
+            choose,
+            "choosing the stop words does not apply to bpe pieces",
+        );
+        TrainPlan::from_settings(bpe).unwrap();
+    }
+
+    #[test]
+    fn epochs_are_in_range_in_a_request() {
+        for bad in [0, 1001] {
+            refused(
+                TrainRequest {
+                    epochs: bad,
+                    ..TrainRequest::default()
+                },
+                &format!("epochs must be in [1, 1000], but is {bad}"),
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,10 @@
 //! has not improved for [`PATIENCE`] epochs; its score is the best validation accuracy and the
 //! epoch it was reached at. The winner is retrained on all training files for that many epochs,
 //! with its probability scale fitted on the same held-out fifth.
+//!
+//! A [`TuneRequest`] (`cwtext tune`'s flags) is checked once into a [`TunePlan`], which runs the
+//! search ([`TunePlan::search`]) and trains the winner ([`TunePlan::train_winner`], through a
+//! checked [`TrainPlan`]).
 
 use std::collections::HashMap;
 
@@ -21,9 +25,13 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::jobs::corpus::held_out;
 use crate::jobs::corpus::LabelledCorpus;
-use crate::jobs::train::{featurize_corpus, Example, TrainSettings, Trainer};
+use crate::jobs::plan::TrainPlan;
+use crate::jobs::train::{
+    check_epochs, featurize_corpus, Example, TrainSettings, Trained, Trainer,
+};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
+use crate::model::WeightEncoding;
 use crate::progress::{NoProgress, Progress};
 use crate::text::pipeline::config::FilterConfig;
 use crate::text::pipeline::stem::StemLanguage;
@@ -32,6 +40,108 @@ use crate::text::pipeline::{stopwords, PipelineConfig};
 
 /// Epochs without a better validation accuracy before a trial stops.
 pub const PATIENCE: usize = 2;
+
+/// A search as a user asks for it (`cwtext tune`'s flags). [`Default`] gives `tune`'s defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TuneRequest {
+    /// How many settings to try.
+    pub budget: usize,
+    /// The most epochs a trial may train (it stops earlier when validation stops improving).
+    pub max_epochs: usize,
+    /// Seed of the search and of the per-epoch shuffle.
+    pub seed: u64,
+    /// Features are hashed into 2^hash_bits buckets.
+    pub hash_bits: u8,
+    /// Weight precision in the model file.
+    pub encoding: WeightEncoding,
+}
+
+impl Default for TuneRequest {
+    fn default() -> Self {
+        TuneRequest {
+            budget: 24,
+            max_epochs: 10,
+            seed: 1,
+            hash_bits: PipelineConfig::default().hash_bits,
+            encoding: WeightEncoding::F32,
+        }
+    }
+}
+
+/// A search whose settings are checked: only [`TuneRequest::plan`] makes one.
+#[derive(Debug, Clone)]
+pub struct TunePlan {
+    /// What every trial starts from: cwtext's default pipeline and learner, calibrated.
+    base: TrainSettings,
+    budget: usize,
+}
+
+impl TuneRequest {
+    /// Checks the epochs, the budget and the hash bits, naming the bad value.
+    pub fn plan(&self) -> Result<TunePlan> {
+        check_epochs(self.max_epochs)?;
+        if self.budget == 0 {
+            return Err(Error::InvalidSetting(
+                "the budget must be at least 1 trial, but is 0".into(),
+            ));
+        }
+        let base = TrainSettings {
+            pipeline: PipelineConfig {
+                hash_bits: self.hash_bits,
+                ..PipelineConfig::default()
+            },
+            learner: CwConfig::default(),
+            epochs: self.max_epochs,
+            seed: self.seed,
+            encoding: self.encoding,
+            calibrate: true,
+            sharding: Default::default(),
+            choose: Default::default(),
+        };
+        base.pipeline.validate()?;
+        Ok(TunePlan {
+            base,
+            budget: self.budget,
+        })
+    }
+}
+
+impl TunePlan {
+    /// The settings every trial starts from.
+    pub fn base(&self) -> &TrainSettings {
+        &self.base
+    }
+
+    /// How many settings the search tries.
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Runs the search on `corpus`: the trials in parallel, in rounds of `parallel`, calling
+    /// `report` after each round with its trials in order.
+    pub fn search(
+        &self,
+        corpus: &LabelledCorpus,
+        parallel: usize,
+        progress: &dyn Progress,
+        report: &mut dyn FnMut(&Trial),
+    ) -> Result<Search> {
+        search(corpus, &self.base, self.budget, parallel, progress, report)
+    }
+
+    /// Trains the winner of `search` (a search of this plan on `corpus`) on every document of
+    /// `corpus`, for its best epoch count, with its probability scale fitted on the held-out
+    /// fifth: a [`TrainPlan`] from the winner's settings, checked as every plan is.
+    pub fn train_winner(
+        &self,
+        corpus: &LabelledCorpus,
+        search: &Search,
+        progress: &dyn Progress,
+    ) -> Result<Trained> {
+        let plan = TrainPlan::from_settings(winning_settings(search, &self.base)?)?;
+        Ok(plan.train(corpus, None, progress, &mut |_| {})?.trained)
+    }
+}
 
 /// The feature options a trial picks.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -238,7 +348,7 @@ pub struct Search {
 
 /// Runs `budget` trials (in parallel, in rounds of `parallel`), calling `report` after each round
 /// with its trials in order.
-pub fn search(
+fn search(
     corpus: &LabelledCorpus,
     base: &TrainSettings,
     budget: usize,
@@ -359,8 +469,14 @@ fn choose(trials: &[Trial], choices: usize) -> usize {
 }
 
 /// The settings to retrain the winner with: its features and learner, its best epoch count.
-pub fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettings> {
-    let trial = &search.trials[search.best];
+fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettings> {
+    let trial = search.trials.get(search.best).ok_or_else(|| {
+        Error::InvalidSetting(format!(
+            "the search's best trial must be one of its {} trials, but is index {}",
+            search.trials.len(),
+            search.best
+        ))
+    })?;
     Ok(TrainSettings {
         pipeline: trial.candidate.pipeline(&base.pipeline)?,
         learner: trial.candidate.learner.clone(),
@@ -379,6 +495,62 @@ mod tests {
             calibrate: true,
             ..TrainSettings::new(10, 1)
         }
+    }
+
+    /// The request's plan must be refused with `message` in the error.
+    fn refused(request: TuneRequest, message: &str) {
+        let err = request.plan().expect_err("refused").to_string();
+        assert!(err.starts_with("invalid setting: "), "{err}");
+        assert!(err.contains(message), "{message:?} not in {err:?}");
+    }
+
+    #[test]
+    fn a_tune_request_names_its_bad_values() {
+        let plan = TuneRequest::default().plan().unwrap();
+        assert_eq!(plan.budget(), 24);
+        assert_eq!(plan.base().epochs, 10);
+        assert!(plan.base().calibrate);
+        refused(
+            TuneRequest {
+                budget: 0,
+                ..TuneRequest::default()
+            },
+            "the budget must be at least 1 trial, but is 0",
+        );
+        refused(
+            TuneRequest {
+                max_epochs: 0,
+                ..TuneRequest::default()
+            },
+            "epochs must be in [1, 1000], but is 0",
+        );
+        refused(
+            TuneRequest {
+                hash_bits: 12,
+                ..TuneRequest::default()
+            },
+            "hash bits must be in [16, 26], but is 12",
+        );
+    }
+
+    #[test]
+    fn the_winner_must_be_one_of_the_trials() {
+        let plan = TuneRequest::default().plan().unwrap();
+        let corpus = LabelledCorpus::default();
+        let search = Search {
+            trials: Vec::new(),
+            best: 3,
+            training_documents: 0,
+            validation_documents: 0,
+        };
+        let err = plan
+            .train_winner(&corpus, &search, &NoProgress)
+            .expect_err("no trial 3")
+            .to_string();
+        assert!(
+            err.contains("the search's best trial must be one of its 0 trials, but is index 3"),
+            "{err}"
+        );
     }
 
     #[test]
