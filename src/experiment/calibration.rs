@@ -4,13 +4,67 @@
 //! both on a corpus's training split and reports test-set calibration of model B under each way
 //! of choosing its scale, beside the scale fitted on the test set itself (the oracle).
 
+use super::{Notes, SplitSpec};
 use crate::error::Result;
-use crate::jobs::train::{train_examples, Example, TrainSettings};
+use crate::jobs::corpus::held_out;
+use crate::jobs::train::{check_epochs, train_examples, Example, TrainSettings};
 use crate::learn::calibration::{
     fit_scale, fit_scale_gibbs, probabilities_at, Calibration, Objective,
 };
 use crate::learn::learner::{argmax, DiagonalLearner, Learner, ScoreGaussian};
-use crate::progress::NoProgress;
+use crate::progress::{NoProgress, Progress};
+use crate::text::pipeline::config::FilterConfig;
+
+/// `cwtext experiment calibration`: the corpus, and the settings of both models.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    pub split: SplitSpec,
+    /// Epochs per model.
+    pub epochs: usize,
+    /// Confidence η of the learner.
+    pub eta: f64,
+    /// Keep the English stop-word list (otherwise none).
+    pub stopwords: bool,
+}
+
+impl Experiment {
+    /// The settings of both models, checked: cwtext's default pipeline with symbols, and the
+    /// stop words and η asked for.
+    pub fn settings(&self) -> Result<TrainSettings> {
+        check_epochs(self.epochs)?;
+        let mut base = TrainSettings::new(self.epochs, self.split.seed);
+        base.learner.eta = self.eta;
+        base.pipeline.symbols = true;
+        if !self.stopwords {
+            base.pipeline
+                .filters
+                .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        }
+        base.learner.clone().validate()?;
+        Ok(base)
+    }
+
+    /// Checks the settings, reads the corpus, trains both models ([`run`], the held-out fifth
+    /// of `train`) and returns the table in Markdown.
+    pub fn run(&self, progress: &dyn Progress, notes: Notes) -> Result<String> {
+        let base = self.settings()?;
+        let split = self.split.read(&base.pipeline, progress, notes)?;
+        let held = |e: &Example| held_out(&split.corpus.root, &split.corpus.files[e.file].0);
+        let rows = run(&base, &split.labels, &split.train, &held, &split.test)?;
+        let header = format!(
+            "Calibration on {}: {} training / {} test documents, {} labels, {} epochs, eta {}, stop words {}, seed {}.",
+            self.split.name(),
+            split.train.len(),
+            split.test.len(),
+            split.labels.len(),
+            self.epochs,
+            self.eta,
+            if self.stopwords { "english" } else { "none" },
+            self.split.seed
+        );
+        Ok(markdown(&rows, &header))
+    }
+}
 
 /// One way of choosing the scale, and what it gives on the test split.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,4 +188,36 @@ pub fn markdown(rows: &[Row], header: &str) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_settings_are_checked_before_the_corpus_is_read() {
+        let experiment = |epochs, eta| Experiment {
+            split: SplitSpec::new("no-such-corpus"),
+            epochs,
+            eta,
+            stopwords: false,
+        };
+        let settings = experiment(5, 0.9).settings().unwrap();
+        assert_eq!(settings.learner.eta, 0.9);
+        assert!(!settings
+            .pipeline
+            .filters
+            .iter()
+            .any(|f| matches!(f, FilterConfig::StopWords { .. })));
+        for (e, message) in [
+            (experiment(0, 0.9), "epochs must be in [1, 1000], but is 0"),
+            (experiment(5, 1.5), "eta must be in (0.5, 1), but is 1.5"),
+        ] {
+            let err = e
+                .run(&NoProgress, &mut |_| {})
+                .expect_err("refused")
+                .to_string();
+            assert!(err.contains(message), "{message:?} not in {err:?}");
+        }
+    }
 }

@@ -10,9 +10,82 @@
 
 use rayon::prelude::*;
 
-use crate::jobs::train::{Example, TrainSettings, Trainer};
+use super::{Note, Notes, SplitSpec};
+use crate::error::{Error, Result};
+use crate::jobs::train::{check_epochs, Example, TrainSettings, Trainer};
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, Learner, RuleKind};
 use crate::progress::{NoProgress, Progress};
+
+/// `cwtext experiment epochs`: the corpus, the epochs, and which configurations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Experiment {
+    pub split: SplitSpec,
+    /// Epochs to train (accuracy is measured after each).
+    pub epochs: usize,
+    /// Only the configurations whose name contains one of these (all when empty).
+    pub only: Vec<String>,
+}
+
+impl Experiment {
+    /// The configurations of [`emnlp_configs`] that [`Experiment::only`] picks; an error when
+    /// it picks none.
+    pub fn configs(&self) -> Result<Vec<Config>> {
+        let configs: Vec<Config> = emnlp_configs()
+            .into_iter()
+            .filter(|c| {
+                self.only.is_empty() || self.only.iter().any(|o| c.name.contains(o.as_str()))
+            })
+            .collect();
+        if configs.is_empty() {
+            return Err(Error::InvalidSetting(format!(
+                "no configuration name contains {:?}",
+                self.only
+            )));
+        }
+        Ok(configs)
+    }
+
+    /// Checks the settings, reads the corpus, trains every configuration ([`run`]) and returns
+    /// the curves in Markdown.
+    pub fn run(&self, progress: &dyn Progress, notes: Notes) -> Result<String> {
+        check_epochs(self.epochs)?;
+        let configs = self.configs()?;
+        let base = TrainSettings::new(self.epochs, self.split.seed);
+        let split = self.split.read(&base.pipeline, progress, notes)?;
+        let (labels, train, test) = (split.labels, split.train, split.test);
+        notes(Note::Info(format!(
+            "epochs: {} configurations × {} epochs, {} training and {} test documents, {} labels",
+            configs.len(),
+            self.epochs,
+            train.len(),
+            test.len(),
+            labels.len()
+        )));
+        progress.reset();
+        progress.set_message("training");
+        let curves = run(
+            &configs,
+            &base,
+            labels.len(),
+            &train,
+            &test,
+            self.epochs,
+            progress,
+        )?;
+        let header = format!(
+            "EMNLP 2009 §6 on {}: test accuracy (%) after each epoch; {} training / {} test \
+             documents ({} / {}), {} labels, seed {}, cwtext's default pipeline and η.",
+            self.split.name(),
+            train.len(),
+            test.len(),
+            self.split.train_include,
+            self.split.test_include,
+            labels.len(),
+            self.split.seed
+        );
+        Ok(markdown(&curves, &header))
+    }
+}
 
 /// One learner configuration of the experiment.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,6 +203,7 @@ pub fn run(
     epochs: usize,
     progress: &dyn Progress,
 ) -> crate::Result<Vec<Curve>> {
+    check_epochs(epochs)?;
     // Validate every configuration before any long work.
     let settings: Vec<TrainSettings> = configs
         .iter()
@@ -203,4 +277,34 @@ pub fn markdown(curves: &[Curve], header: &str) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_configurations_and_epochs_are_checked_before_the_corpus_is_read() {
+        let experiment = |epochs, only: &[&str]| Experiment {
+            split: SplitSpec::new("no-such-corpus"),
+            epochs,
+            only: only.iter().map(|o| o.to_string()).collect(),
+        };
+        let picked = experiment(2, &["k=1"]).configs().unwrap();
+        assert!(picked.iter().all(|c| c.name.contains("k=1")), "{picked:?}");
+        assert_eq!(experiment(2, &[]).configs().unwrap(), emnlp_configs());
+        for (e, message) in [
+            (
+                experiment(2, &["nothing-matches"]),
+                "no configuration name contains [\"nothing-matches\"]",
+            ),
+            (experiment(0, &[]), "epochs must be in [1, 1000], but is 0"),
+        ] {
+            let err = e
+                .run(&NoProgress, &mut |_| {})
+                .expect_err("refused")
+                .to_string();
+            assert!(err.contains(message), "{message:?} not in {err:?}");
+        }
+    }
 }

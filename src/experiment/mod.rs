@@ -11,18 +11,25 @@
 //! * [`calibration`]: test-set calibration of the shipped model under each way of fitting its
 //!   probability scale;
 //! * [`corrections`]: what `cwtext learn` does to a trained router (new folders, one-sided
-//!   corrections, one correction, mixed corrections).
+//!   corrections, one correction, mixed corrections), set up from a corpus by [`scenarios`].
 //!
 //! [`Split::read`] reads a corpus's training and test files (the 20 Newsgroups by-date split:
 //! `train-*` / `test-*`) for the experiments on real corpora.
+//!
+//! Each experiment is also a whole run, as `cwtext experiment …` asks for it: a struct of its
+//! settings (a [`SplitSpec`] naming the corpus, [`synthetic::Setup`], [`epochs::Experiment`],
+//! [`shards::Experiment`], [`calibration::Experiment`], [`scenarios::Experiment`]) whose `run`
+//! checks them before any work, reads the corpus, trains and returns the Markdown table, telling
+//! what it does through [`Note`]s.
 
 pub mod calibration;
 pub mod corrections;
 pub mod epochs;
+pub mod scenarios;
 pub mod shards;
 pub mod synthetic;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
 use crate::jobs::train::{featurize_corpus, Example};
@@ -84,6 +91,73 @@ impl Split {
             test,
             warnings,
         })
+    }
+}
+
+/// Something an experiment tells people while it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// What it is about to do ("shards: 10 shards, 5 epochs, …").
+    Info(String),
+    /// Something left out: a file skipped, a folder the scan warned about.
+    Warning(String),
+}
+
+/// Where an experiment's [`Note`]s go, as they happen.
+pub type Notes<'a> = &'a mut dyn FnMut(Note);
+
+/// A corpus holding a training and a test split, told apart by file-name globs, and the seed of
+/// the runs on it: what the experiments on real corpora share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitSpec {
+    /// Corpus root: `DIR/<label>/**/<file>`, holding both splits.
+    pub dir: PathBuf,
+    /// File-name glob of the training split.
+    pub train_include: String,
+    /// File-name glob of the test split.
+    pub test_include: String,
+    /// Seed of the per-epoch shuffle.
+    pub seed: u64,
+}
+
+impl SplitSpec {
+    /// The 20 Newsgroups by-date split of `dir` (`train-*` / `test-*`), seed 1.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        SplitSpec {
+            dir: dir.into(),
+            train_include: "train-*".into(),
+            test_include: "test-*".into(),
+            seed: 1,
+        }
+    }
+
+    /// The corpus's name in a table's header: its folder's name.
+    pub fn name(&self) -> String {
+        self.dir.file_name().map_or_else(
+            || self.dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
+    /// Reads both splits through `pipeline` ([`Split::read`]); the scan's warnings and the
+    /// skipped files go to `notes` (and not into [`Split::warnings`]).
+    pub fn read(
+        &self,
+        pipeline: &PipelineConfig,
+        progress: &dyn Progress,
+        notes: Notes,
+    ) -> Result<Split> {
+        let mut split = Split::read(
+            &self.dir,
+            &self.train_include,
+            &self.test_include,
+            pipeline,
+            progress,
+        )?;
+        for w in std::mem::take(&mut split.warnings) {
+            notes(Note::Warning(w));
+        }
+        Ok(split)
     }
 }
 

@@ -17,7 +17,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use statrs::distribution::Normal;
 
-use super::mean_sd;
+use super::{mean_sd, Note, Notes};
+use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::learn::learner::full::FullCw;
 use crate::learn::learner::{
@@ -182,6 +183,41 @@ pub struct Setup {
     pub long_sd: f64,
     /// The standard deviation of the informative axis.
     pub short_sd: f64,
+}
+
+impl Setup {
+    /// Checks the setup: at least one run of each kind, and positive, finite axis standard
+    /// deviations, naming the bad value.
+    pub fn check(&self) -> Result<()> {
+        for (what, n) in [("runs", self.runs), ("tuning runs", self.tuning_runs)] {
+            if n == 0 {
+                return Err(Error::InvalidSetting(format!(
+                    "{what} must be at least 1, but is 0"
+                )));
+            }
+        }
+        for (name, sd) in [("long", self.long_sd), ("short", self.short_sd)] {
+            if !(sd.is_finite() && sd > 0.0) {
+                return Err(Error::InvalidSetting(format!(
+                    "--{name}-axis-sd must be positive, but is {sd}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the experiment ([`table`]) after [`Setup::check`] and returns the table in
+    /// Markdown.
+    pub fn run(&self, notes: Notes) -> Result<String> {
+        notes(Note::Info(format!(
+            "synthetic: {} algorithms × {} runs (tuned on {})",
+            Algorithm::ALL.len(),
+            self.runs,
+            self.tuning_runs
+        )));
+        self.check()?;
+        Ok(markdown(&table(self), self))
+    }
 }
 
 /// (cumulative mistakes, test error) of one run.
@@ -354,6 +390,47 @@ pub fn markdown(rows: &[Row], setup: &Setup) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setup_names_its_bad_values() {
+        let setup = Setup {
+            runs: 2,
+            tuning_runs: 1,
+            long_sd: LONG_AXIS_SD,
+            short_sd: SHORT_AXIS_SD,
+        };
+        setup.check().unwrap();
+        for (bad, message) in [
+            (
+                Setup { runs: 0, ..setup },
+                "runs must be at least 1, but is 0",
+            ),
+            (
+                Setup {
+                    tuning_runs: 0,
+                    ..setup
+                },
+                "tuning runs must be at least 1, but is 0",
+            ),
+            (
+                Setup {
+                    long_sd: -1.0,
+                    ..setup
+                },
+                "--long-axis-sd must be positive, but is -1",
+            ),
+            (
+                Setup {
+                    short_sd: f64::NAN,
+                    ..setup
+                },
+                "--short-axis-sd must be positive, but is NaN",
+            ),
+        ] {
+            let err = bad.run(&mut |_| {}).expect_err("refused").to_string();
+            assert!(err.contains(message), "{message:?} not in {err:?}");
+        }
+    }
 
     #[test]
     fn points_are_labelled_by_the_short_axis() {
