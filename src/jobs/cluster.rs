@@ -73,8 +73,10 @@ pub struct ClusterOutcome {
 type Message = (usize, Vec<u8>);
 
 /// Runs this process's part; process 0 writes the merged model to `output` and returns what it
-/// holds, the others return `None`.
-pub fn train(
+/// holds, the others return `None`. A library caller runs it through
+/// [`TrainPlan::train_cluster`](crate::jobs::plan::TrainPlan::train_cluster), whose settings are
+/// checked.
+pub(crate) fn train(
     cluster: &ClusterConfig,
     dir: &Path,
     filter: &FileFilter,

@@ -3,9 +3,10 @@
 //! explain, evaluate.
 //!
 //! [`corpus`] scans a folder per label; [`train`] featurises a corpus, chooses settings and
-//! trains (with its settings validated once into a [`plan::TrainPlan`]) on [`trainer`] (the
-//! epochs, shards and the model a trainer makes) and [`calibrate`] (the probability scale); `cluster` trains across processes
-//! (cargo feature `cluster`); [`tune`] searches settings; [`online`] applies corrections;
+//! trains (with its settings validated once into a [`plan::TrainPlan`], the only way in) on
+//! [`trainer`] (the epochs, shards and the model a trainer makes) and [`calibrate`] (the
+//! probability scale); `cluster` trains across processes (cargo feature `cluster`); [`tune`]
+//! searches settings (checked once into a [`tune::TunePlan`]); [`online`] applies corrections;
 //! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
 //! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
 //! copies or moves a file into its label's folder; [`metrics`] scores predictions; [`explain`]

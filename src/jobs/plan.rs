@@ -5,7 +5,8 @@
 //! line, and each error names the bad value. Settings made in code rather than asked for
 //! (`tune`'s winner, the experiments' models) become a plan through [`TrainPlan::from_settings`],
 //! under the same rules. [`TrainPlan::train`] then runs the plan on a corpus: the subword
-//! vocabulary, the training itself and the kept vocabulary.
+//! vocabulary, the training itself and the kept vocabulary; it is the library's only way to
+//! train a model on a corpus.
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -1,8 +1,10 @@
 //! Training: read and featurise a labelled corpus once (in parallel, in a fixed order), choose
 //! the settings on the held-out fifth, calibrate, and train the winner on everything
-//! ([`train_corpus`]). Holding the sparse vectors instead of the texts keeps memory small and
-//! makes later epochs cheap. The epochs themselves are [`crate::jobs::trainer`]'s, the
-//! probability scale's fit [`crate::jobs::calibrate`]'s (both re-exported here).
+//! (`train_corpus`, which runs the checked settings of a [`crate::jobs::plan::TrainPlan`]: a
+//! library caller trains through [`TrainPlan::train`](crate::jobs::plan::TrainPlan::train)).
+//! Holding the sparse vectors instead of the texts keeps memory small and makes later epochs
+//! cheap. The epochs themselves are [`crate::jobs::trainer`]'s, the probability scale's fit
+//! [`crate::jobs::calibrate`]'s (both re-exported here).
 
 use rayon::prelude::*;
 
@@ -22,10 +24,10 @@ pub use crate::jobs::calibrate::{
     fit_probability_scale, CalibrationFit, MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
 };
 pub use crate::jobs::trainer::{
-    check_epochs, fill_rehearsal, train_examples, train_sharded, Choose, Example, Sharding,
-    TrainSettings, Trainer, MAX_EPOCHS,
+    check_epochs, fill_rehearsal, Choose, Example, Sharding, TrainSettings, Trainer, MAX_EPOCHS,
 };
 use crate::jobs::trainer::{finish_model, start_trainer};
+pub(crate) use crate::jobs::trainer::{train_examples, train_sharded};
 
 /// The other η that `train` tries when the user did not give one.
 pub const ALTERNATIVE_ETA: f64 = 0.9;
@@ -167,7 +169,8 @@ pub fn accuracy_and_macro_f1(
     )
 }
 
-/// What [`train_corpus`] produced, and how long its phases took.
+/// What training a corpus ([`TrainPlan::train`](crate::jobs::plan::TrainPlan::train))
+/// produced, and how long its phases took.
 #[derive(Debug)]
 pub struct Trained {
     pub model: Model,
@@ -201,7 +204,7 @@ pub struct Trained {
 ///    winner's four-fifths model (trained for the choice anyway, or beside the final model
 ///    when there was no choice), so calibration costs no extra pass in sequence.
 /// 4. The winner is trained on every document.
-pub fn train_corpus(
+pub(crate) fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
     start: Option<&Model>,

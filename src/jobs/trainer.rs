@@ -36,7 +36,7 @@ pub struct TrainSettings {
 
 /// The settings `train` chooses from the training data when the user did not set them: each
 /// free setting has a few values, and every combination is trained on four fifths of the
-/// documents and scored on the held-out fifth (see [`crate::jobs::train::train_corpus`]). The first combination is
+/// documents and scored on the held-out fifth (see [`crate::jobs::plan::TrainPlan::train`]). The first combination is
 /// the base settings, which win ties.
 ///
 /// Why these two: on held-out corpora of other task types (questions by answer type, tweets,
@@ -111,7 +111,7 @@ pub fn fill_rehearsal(model: &mut Model, examples: &[Example], capacity: usize) 
 }
 
 /// The online learner over featurised examples, one epoch at a time, reshuffled each epoch from
-/// the seed. Experiments evaluate between epochs; [`train_examples`] runs them all.
+/// the seed. Experiments evaluate between epochs; `train_examples` runs them all.
 pub struct Trainer {
     learner: DiagonalLearner,
     rng: ChaCha8Rng,
@@ -249,7 +249,7 @@ pub fn check_epochs(epochs: usize) -> Result<()> {
 /// Trains a model on featurised examples, from `start` (a model to continue, whose labels come
 /// first in `labels`) or from the prior; in shards when the settings say so (`shard` gives each
 /// example's shard).
-pub fn train_examples(
+pub(crate) fn train_examples(
     examples: &[Example],
     labels: Vec<String>,
     settings: &TrainSettings,
@@ -320,7 +320,7 @@ pub(crate) fn finish_model(
 
 /// Trains one learner per shard, in parallel threads; returns the shard models. With mixing,
 /// after every epoch all shards continue from the KL merge of all of them.
-pub fn train_sharded(
+pub(crate) fn train_sharded(
     examples: &[Example],
     labels: &[String],
     settings: &TrainSettings,

@@ -2,8 +2,9 @@
 //! deciding words are stop words it must drop the list, on one where they are noise it must keep
 //! the base settings unless another is clearly better.
 
-use cwtext::jobs::corpus::{scan_labelled, FileFilter};
-use cwtext::jobs::train::{train_corpus, Choose, TrainSettings};
+use cwtext::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
+use cwtext::jobs::plan::TrainPlan;
+use cwtext::jobs::train::{Choose, TrainSettings, Trained};
 use cwtext::progress::NoProgress;
 use cwtext::text::pipeline::PipelineConfig;
 
@@ -69,6 +70,14 @@ fn settings(choose: Choose) -> TrainSettings {
     settings
 }
 
+/// Trains as `train` does, through a checked plan of `settings`.
+fn train_corpus(corpus: &LabelledCorpus, settings: &TrainSettings) -> Trained {
+    let plan = TrainPlan::from_settings(settings.clone()).unwrap();
+    plan.train(corpus, None, &NoProgress, &mut |_| {})
+        .unwrap()
+        .trained
+}
+
 #[test]
 fn question_words_make_train_drop_the_stop_word_list() {
     let dir = tempfile::tempdir().unwrap();
@@ -78,7 +87,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
         stopwords: true,
         eta: true,
     };
-    let trained = train_corpus(&corpus, &settings(all), None, &NoProgress).unwrap();
+    let trained = train_corpus(&corpus, &settings(all));
     let selection = trained
         .selection
         .expect("four candidates and 96 held-out questions");
@@ -114,7 +123,7 @@ fn nothing_free_means_nothing_chosen_and_the_same_bytes_each_time() {
     let dir = tempfile::tempdir().unwrap();
     question_corpus(dir.path(), 40);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-    let run = || train_corpus(&corpus, &settings(Choose::default()), None, &NoProgress).unwrap();
+    let run = || train_corpus(&corpus, &settings(Choose::default()));
     let (a, b) = (run(), run());
     assert!(a.selection.is_none());
     assert_eq!(a.model.to_bytes(), b.model.to_bytes());
@@ -150,7 +159,7 @@ fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_
         stopwords: true,
         eta: true,
     };
-    let chosen = train_corpus(&corpus, &settings(all), None, &NoProgress).unwrap();
+    let chosen = train_corpus(&corpus, &settings(all));
     let selection = chosen.selection.clone().expect("a choice");
     assert_eq!(selection.epochs, cwtext::jobs::train::SELECTION_EPOCHS);
     assert_eq!(cwtext::jobs::train::SELECTION_EPOCHS, 2);
@@ -163,7 +172,7 @@ fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_
     fixed.pipeline = chosen.model.header.pipeline.clone();
     let cwtext::model::LearnerConfig::Cw(config) = chosen.model.header.learner.clone();
     fixed.learner = config;
-    let alone = train_corpus(&corpus, &fixed, None, &NoProgress).unwrap();
+    let alone = train_corpus(&corpus, &fixed);
     assert!(alone.selection.is_none());
     let mut model = chosen.model;
     model.header.selection = None;
@@ -172,6 +181,6 @@ fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_
     // With fewer epochs than that, the candidates train every epoch of the run.
     let mut one = settings(all);
     one.epochs = 1;
-    let trained = train_corpus(&corpus, &one, None, &NoProgress).unwrap();
+    let trained = train_corpus(&corpus, &one);
     assert_eq!(trained.selection.expect("a choice").epochs, 1);
 }
