@@ -21,7 +21,11 @@ pub const MAX_LABEL_EXIT: usize = 99;
 const EXAMPLES: &str = "\
 Examples:
   cwtext filter -m mail.cwm < message.eml > filtered.eml
-  cwtext filter -m spam --min-prob 0.9 --subject-tag < message.eml
+  cwtext filter --min-prob 0.9 --subject-tag < message.eml
+
+Without -m (and without CWTEXT_MODEL) filter uses the built-in spam model (labels ham, spam),
+not the topics model the other commands default to: a delivery filter without a model of the
+user's own folders is a spam filter.
 
 Added header fields, at the end of the message's header (its own line ending, every other byte
 unchanged): X-Cwtext-Label (the label, or --unsure-label), X-Cwtext-Probability,
@@ -57,6 +61,16 @@ pub struct FilterArgs {
     pub sampling: SamplingArgs,
 }
 
+/// The built-in model `filter` uses when none is named.
+pub const DEFAULT_FILTER_MODEL: &str = "spam";
+
+fn default_to_spam(mut model: ModelArg) -> ModelArg {
+    model
+        .model
+        .get_or_insert_with(|| DEFAULT_FILTER_MODEL.into());
+    model
+}
+
 fn probability(s: &str) -> Result<f64, String> {
     let p: f64 = s.parse().map_err(|_| format!("not a number: {s}"))?;
     if (0.0..=1.0).contains(&p) {
@@ -74,7 +88,9 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         Some(e) => Err(format!(
             "cannot read the whole message from standard input ({e}); it was passed on as read"
         )),
-        None => args.model.load(ui).map_err(|e| format!("{e:#}")),
+        None => default_to_spam(args.model)
+            .load(ui)
+            .map_err(|e| format!("{e:#}")),
     };
     let options = FilterOptions {
         min_prob: args.min_prob,

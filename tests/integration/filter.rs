@@ -226,3 +226,43 @@ fn a_message_longer_than_the_document_limit_passes_whole() {
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
     added_fields(&input, &out.stdout);
 }
+
+#[test]
+fn without_a_model_filter_is_the_built_in_spam_filter_not_the_topics_model() {
+    // Before: the topics model (20 Newsgroups labels) labelled mail in delivery.
+    let spam = std::fs::read_dir(fixtures().join("mail/spam"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let input = std::fs::read(&spam).unwrap();
+    let out = cwtext()
+        .arg("filter")
+        .args(["--probabilities", "exact"])
+        .env_remove("CWTEXT_MODEL")
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    let fields = added_fields(&input, &out.stdout);
+    let label = field(&fields, "Label").expect("a label field");
+    assert!(["ham", "spam"].contains(&label), "{label}");
+    let runner_up = field(&fields, "Runner-Up").expect("a runner-up field");
+    assert!(
+        runner_up.starts_with("ham ") || runner_up.starts_with("spam "),
+        "{runner_up}"
+    );
+    // The exit code is the label's index in the spam model, as `inspect spam` lists them.
+    let expected = if label == "ham" { 0 } else { 1 };
+    assert_eq!(out.status.code(), Some(expected), "{}", stderr(&out));
+    // CWTEXT_MODEL still names another model.
+    let out = cwtext()
+        .arg("filter")
+        .env("CWTEXT_MODEL", "topics")
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    let fields = added_fields(&input, &out.stdout);
+    let label = field(&fields, "Label").unwrap();
+    assert!(!["ham", "spam"].contains(&label), "{label}");
+}
