@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use clap::Args;
 
-use super::common::{ModelArg, SamplingArgs, Ui};
+use super::common::{probability, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict};
 
@@ -55,15 +55,6 @@ pub struct FilterArgs {
     pub always_zero: bool,
     #[command(flatten)]
     pub sampling: SamplingArgs,
-}
-
-fn probability(s: &str) -> Result<f64, String> {
-    let p: f64 = s.parse().map_err(|_| format!("not a number: {s}"))?;
-    if (0.0..=1.0).contains(&p) {
-        Ok(p)
-    } else {
-        Err(format!("a probability must be in [0, 1], but is {p}"))
-    }
 }
 
 pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
