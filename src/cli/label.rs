@@ -100,7 +100,8 @@ impl LabelSink<anyhow::Error> for Lines<'_> {
         match self.format {
             Format::Tsv => {
                 if p.prior_only {
-                    self.ui.info(format!("cwtext: note: {source}: {PRIOR_NOTE}"));
+                    self.ui
+                        .info(format!("cwtext: note: {source}: {PRIOR_NOTE}"));
                 }
                 writeln!(self.out, "{source}\t{label}\t{prob:.4}").with_context(cannot_write)?
             }

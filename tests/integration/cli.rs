@@ -472,7 +472,11 @@ fn documents_without_words_rest_on_the_prior_and_say_so() {
     // eval counts them, as classify decides them.
     let corpus = tempfile::tempdir().unwrap();
     for (label, name, text) in [
-        ("sci.space", "1.txt", "the shuttle reached orbit after launch"),
+        (
+            "sci.space",
+            "1.txt",
+            "the shuttle reached orbit after launch",
+        ),
         ("sci.space", "2.txt", " \n"),
         ("rec.sport.hockey", "1.txt", "the goalie stopped the puck"),
     ] {
@@ -558,7 +562,10 @@ fn classify_below_min_prob_is_unsure_and_names_the_best_label() {
         .output()
         .unwrap();
     let text = stdout(&out);
-    assert!(text.starts_with("sci.space\n  0.9520  sci.space\n"), "{text}");
+    assert!(
+        text.starts_with("sci.space\n  0.9520  sci.space\n"),
+        "{text}"
+    );
     let out = cwtext()
         .args(["classify", "--min-prob", "1.5", doc])
         .output()
