@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use super::common::{ModelArg, SamplingArgs, Ui};
+use super::common::{probability, ModelArg, SamplingArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::error::Error;
+use cwtext::jobs::batch::predict_document;
 use cwtext::model::{Model, Prediction};
 use cwtext::text::pipeline::Pipeline;
 
@@ -27,6 +28,13 @@ and the normalised entropy (0 = certain, 1 = uniform). With several files each b
 with `==> FILE <==`. json: one object per line with `file`, `label`, `probabilities` (label →
 probability, best first) and `entropy`. tsv: file, label, probability, entropy, then label and
 probability pairs.
+
+--min-prob P: below P the decision is --unsure-label (default _unsure, as filter and label
+use), and the best label is still shown (text: an `unsure:` line; json: `best`; tsv: the
+label and probability pairs). A document without a single word (a mail of headers and
+attachments only, an empty file) is classified by the model's prior (its bias weights) and
+flagged: text `rests on the prior: no words`, json `\"prior_only\": true`, tsv a note on
+standard error.
 
 An mbox (mutt, Thunderbird, formail) of two or more messages gives one result per message,
 named FILE@OFFSET (-@OFFSET on standard input), OFFSET being the byte offset of the message's
@@ -52,6 +60,13 @@ pub struct ClassifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Below this probability of the best label the decision is --unsure-label (the best
+    /// label and its probability are still shown).
+    #[arg(long, value_name = "P", value_parser = probability)]
+    pub min_prob: Option<f64>,
+    /// The decision printed below --min-prob (the folder name `label --min-prob` uses).
+    #[arg(long, value_name = "LABEL", default_value = "_unsure")]
+    pub unsure_label: String,
     #[command(flatten)]
     pub sampling: SamplingArgs,
 }
@@ -67,14 +82,14 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         if let [(_, one)] = documents.as_slice() {
             let prediction =
                 predict_bytes(&model, &mut pipeline, one, Path::new("<stdin>"), &args)?;
-            write(&mut out, &model, "-", &prediction, &args, false)?;
+            write(&mut out, &model, "-", &prediction, &args, false, ui)?;
             out.flush()?;
             return Ok(Outcome::Success);
         }
         let mut skipped = Vec::new();
         for (name, bytes) in &documents {
             match predict_bytes(&model, &mut pipeline, bytes, Path::new(name), &args) {
-                Ok(p) => write(&mut out, &model, name, &p, &args, true)?,
+                Ok(p) => write(&mut out, &model, name, &p, &args, true, ui)?,
                 Err(e) if e.is_skippable() => skipped.push(e),
                 Err(e) => return Err(e.into()),
             }
@@ -102,7 +117,7 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 path.as_path()
             };
             match predict_bytes(&model, &mut pipeline, bytes, error_name, &args) {
-                Ok(p) => write(&mut out, &model, name, &p, &args, several)?,
+                Ok(p) => write(&mut out, &model, name, &p, &args, several, ui)?,
                 Err(e) if e.is_skippable() => skipped.push(e),
                 Err(e) => return Err(e.into()),
             }
@@ -139,8 +154,13 @@ fn predict_bytes(
 ) -> Result<Prediction, Error> {
     let doc =
         cwtext::text::input::document_from_bytes(bytes, path, pipeline.config().input_limits())?;
-    let x = cwtext::text::featurize::featurize_document(pipeline, &doc, path)?;
-    Ok(model.predict(&x, args.sampling.method()))
+    Ok(predict_document(
+        model,
+        pipeline,
+        &doc,
+        path,
+        args.sampling.method(),
+    ))
 }
 
 /// Labels and probabilities, most probable first (ties: model order).
@@ -162,8 +182,12 @@ fn write(
     p: &Prediction,
     args: &ClassifyArgs,
     several: bool,
+    ui: &Ui,
 ) -> std::io::Result<()> {
-    let label = &model.labels()[p.label];
+    let best = &model.labels()[p.label];
+    let unsure = p.is_unsure(args.min_prob);
+    // The decision: the best label, or the unsure label below --min-prob.
+    let label = if unsure { &args.unsure_label } else { best };
     let ranked = ranked(model, p, args.top);
     match args.format {
         Format::Text => {
@@ -171,6 +195,16 @@ fn write(
                 writeln!(out, "==> {name} <==")?;
             }
             writeln!(out, "{label}")?;
+            if let (true, Some(min)) = (unsure, args.min_prob) {
+                writeln!(
+                    out,
+                    "  unsure: best {best} {:.4}, below --min-prob {min}",
+                    p.probability()
+                )?;
+            }
+            if p.prior_only {
+                writeln!(out, "  {PRIOR_NOTE}")?;
+            }
             for (l, prob) in &ranked {
                 writeln!(out, "  {prob:.4}  {l}")?;
             }
@@ -181,16 +215,26 @@ fn write(
                 .iter()
                 .map(|(l, prob)| (l.to_string(), json!(prob)))
                 .collect();
-            let obj = json!({
+            let mut obj = json!({
                 "file": name,
                 "label": label,
-                "probability": p.distribution.probabilities[p.label],
+                "probability": p.probability(),
                 "probabilities": probabilities,
                 "entropy": p.distribution.entropy,
             });
+            // Only when they apply, as filter adds X-Cwtext-Best and X-Cwtext-Note.
+            if unsure {
+                obj["best"] = json!(best);
+            }
+            if p.prior_only {
+                obj["prior_only"] = json!(true);
+            }
             writeln!(out, "{obj}")?;
         }
         Format::Tsv => {
+            if p.prior_only {
+                ui.info(format!("cwtext: note: {name}: {PRIOR_NOTE}"));
+            }
             write!(
                 out,
                 "{name}\t{label}\t{:.4}\t{:.4}",

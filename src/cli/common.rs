@@ -320,6 +320,20 @@ impl SamplingArgs {
     }
 }
 
+/// How `classify` and `label` flag a prediction that rests on the model's prior alone (a
+/// document without a word; `filter` says it in `X-Cwtext-Note`).
+pub const PRIOR_NOTE: &str = "rests on the prior: no words (the model's bias weights alone)";
+
+/// Parses a probability flag (`--min-prob`), naming the value when it is not one.
+pub fn probability(s: &str) -> Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("not a number: {s}"))?;
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("a probability must be in [0, 1], but is {p}"))
+    }
+}
+
 /// Prints skipped-file warnings and returns the outcome they imply.
 pub fn report_skipped(ui: &Ui, skipped: &[cwtext::Error]) -> super::Outcome {
     for e in skipped {

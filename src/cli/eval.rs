@@ -23,7 +23,9 @@ JSON: `documents`, `accuracy`, `macro_f1`, `mean_entropy`, `ece` (expected calib
 `per_label` (label, precision, recall, f1, support), `labels` and `confusion`
 (confusion[true][predicted], in `labels` order), `coverage` (per --min-prob threshold:
 min_prob, kept, share, accuracy on the kept documents), `probability_scale` and `scale_fitted`
-(how and on what the model's scale was fitted, absent when it was not).";
+(how and on what the model's scale was fitted, absent when it was not), `prior_only` (how many
+documents had no word and were classified by the model's prior alone, as classify and label
+do; they count like the others).";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -59,9 +61,13 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     progress.finish_and_clear();
     let mut evaluator = Evaluator::new(model.labels().to_vec());
     let mut skipped = Vec::new();
+    // Documents without a word are evaluated as classify and label decide them: by the
+    // model's prior. They count, and the summary says how many there were.
+    let mut prior_only = 0;
     for ((_, truth), result) in corpus.files.iter().zip(results) {
         match result {
             Ok(p) => {
+                prior_only += usize::from(p.prior_only);
                 let t = evaluator.label_index(&corpus.labels[*truth]);
                 evaluator.add(t, p.label, &p.distribution);
             }
@@ -109,8 +115,10 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 report: &'a Evaluation,
                 probability_scale: f64,
                 scale_fitted: &'a Option<cwtext::model::CalibrationInfo>,
+                prior_only: usize,
             }
             let json = WithScale {
+                prior_only,
                 report: &report,
                 probability_scale: h.probability_scale,
                 scale_fitted: &h.calibration,
@@ -124,6 +132,11 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
     }
     out.flush()?;
+    if prior_only > 0 {
+        ui.info(format!(
+            "{prior_only} document(s) without a word were classified by the model's prior alone, as classify and label do"
+        ));
+    }
     Ok(report_skipped(ui, &skipped))
 }
 

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use clap::Args;
 
-use super::common::{ModelArg, SamplingArgs, Ui};
+use super::common::{probability, ModelArg, SamplingArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict};
 
@@ -69,15 +69,6 @@ fn default_to_spam(mut model: ModelArg) -> ModelArg {
         .model
         .get_or_insert_with(|| DEFAULT_FILTER_MODEL.into());
     model
-}
-
-fn probability(s: &str) -> Result<f64, String> {
-    let p: f64 = s.parse().map_err(|_| format!("not a number: {s}"))?;
-    if (0.0..=1.0).contains(&p) {
-        Ok(p)
-    } else {
-        Err(format!("a probability must be in [0, 1], but is {p}"))
-    }
 }
 
 pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 
 use super::archiving::Archiving;
-use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui};
+use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::jobs::batch::DocumentText;
 use cwtext::jobs::label::{label_dir, LabelSettings, LabelSink};
@@ -27,7 +27,10 @@ Examples:
 
 Each line: path, label, probability (TSV), or a JSON object with `file`, `label`,
 `probability` and `entropy` (JSON lines: -o *.jsonl or --format jsonl). Files are never
-overwritten when routed: a taken name gets a -1, -2 … suffix.
+overwritten when routed: a taken name gets a -1, -2 … suffix. A document without a single word
+(a mail of headers and attachments only, an empty file) is labelled by the model's prior (its
+bias weights) and flagged: `\"prior_only\": true` in JSON lines, a note on standard error
+with TSV.
 
 --index IDX also stores every labelled file in a full-text index (see `cwtext search --help`):
 absolute path, subject or first line, the text as UTF-8, label, every label's probability,
@@ -80,6 +83,9 @@ struct Lines<'a> {
     out: Box<dyn Write + 'a>,
     out_name: String,
     archive: Option<Archiving>,
+    /// Documents without a word, labelled by the model's prior (flagged, and counted).
+    prior_only: usize,
+    ui: &'a Ui,
 }
 
 impl LabelSink<anyhow::Error> for Lines<'_> {
@@ -88,17 +94,25 @@ impl LabelSink<anyhow::Error> for Lines<'_> {
         let prob = p.distribution.probabilities[p.label];
         let out_name = &self.out_name;
         let cannot_write = || format!("{out_name}: cannot write");
+        if p.prior_only {
+            self.prior_only += 1;
+        }
         match self.format {
             Format::Tsv => {
+                if p.prior_only {
+                    self.ui
+                        .info(format!("cwtext: note: {source}: {PRIOR_NOTE}"));
+                }
                 writeln!(self.out, "{source}\t{label}\t{prob:.4}").with_context(cannot_write)?
             }
-            Format::Jsonl => writeln!(
-                self.out,
-                "{}",
-                json!({"file": source.to_string(), "label": label,
-                       "probability": prob, "entropy": p.distribution.entropy})
-            )
-            .with_context(cannot_write)?,
+            Format::Jsonl => {
+                let mut obj = json!({"file": source.to_string(), "label": label,
+                       "probability": prob, "entropy": p.distribution.entropy});
+                if p.prior_only {
+                    obj["prior_only"] = json!(true);
+                }
+                writeln!(self.out, "{obj}").with_context(cannot_write)?
+            }
         }
         Ok(())
     }
@@ -162,6 +176,8 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         out,
         out_name,
         archive,
+        prior_only: 0,
+        ui,
     };
     let summary = label_dir(&model, &args.dir, &filter, &settings, &mut lines, &progress)?;
     summary.warnings.iter().for_each(|w| ui.warn(w));
@@ -186,5 +202,11 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         .map(|(l, n)| format!("{l} {n}"))
         .collect();
     ui.info(format!("labelled {total} files: {}", counts.join(", ")));
+    if lines.prior_only > 0 {
+        ui.info(format!(
+            "{} of them without a word: labelled by the model's prior alone",
+            lines.prior_only
+        ));
+    }
     Ok(report_skipped(ui, &summary.skipped))
 }

@@ -123,6 +123,11 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     if documents.is_empty() {
         return match skipped.pop() {
+            // Unlike classify, which falls back on the prior, there is nothing to learn from a
+            // document without a word: refused, and the model is left as it was.
+            Some(e @ Error::EmptyDocument { .. }) => Err(anyhow::anyhow!(
+                "{e}: nothing to learn from it, the model was not changed"
+            )),
             Some(e) => Err(e.into()),
             None => Err(anyhow::anyhow!("nothing to learn: no documents")),
         };

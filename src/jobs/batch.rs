@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
 use crate::progress::Progress;
-use crate::text::featurize::featurize_document;
+use crate::text::featurize::document_features;
 use crate::text::input::Document;
 use crate::text::pipeline::Pipeline;
 use crate::text::source::Source;
@@ -37,18 +37,43 @@ impl DocumentText {
 }
 
 /// Classifies one text held in memory (plain text or a raw email message), the way
-/// `cwtext classify` classifies a file: the model's own pipeline, then its probabilities.
-/// An error when the text has no word.
+/// `cwtext classify` classifies a file: the model's own pipeline, then its probabilities. A
+/// text without a word gets the model's prior ([`Prediction::prior_only`]).
 pub fn classify_text(model: &Model, text: &str, method: Method) -> Result<Prediction> {
-    let mut pipeline = Pipeline::new(model.pipeline())?;
-    let path = Path::new("<text>");
-    let limits = model.pipeline().input_limits();
-    let doc = crate::text::input::document_from_bytes(text.as_bytes(), path, limits)?;
-    let x = featurize_document(&mut pipeline, &doc, path)?;
-    Ok(model.predict(&x, method))
+    classify_bytes(model, text.as_bytes(), Path::new("<text>"), method)
 }
 
-/// Predicts every document; per-document errors are returned in place.
+/// Classifies the bytes of one document named `name` (in errors and warnings), as
+/// [`classify_text`] does; an error only when they are not text (binary data).
+pub fn classify_bytes(
+    model: &Model,
+    bytes: &[u8],
+    name: &Path,
+    method: Method,
+) -> Result<Prediction> {
+    let mut pipeline = Pipeline::new(model.pipeline())?;
+    let limits = model.pipeline().input_limits();
+    let doc = crate::text::input::document_from_bytes(bytes, name, limits)?;
+    Ok(predict_document(model, &mut pipeline, &doc, name, method))
+}
+
+/// Predicts one parsed document with `pipeline` (the model's own). A document without a word
+/// (a mail of headers and attachments only, an empty file) is not an error here: a mail
+/// program or a batch run must still file it somewhere, so it gets the model's prior (the bias
+/// weights alone) and [`Prediction::prior_only`] says so, for the caller to flag.
+pub fn predict_document(
+    model: &Model,
+    pipeline: &mut Pipeline,
+    doc: &Document,
+    name: &Path,
+    method: Method,
+) -> Prediction {
+    let x = document_features(pipeline, doc, name).unwrap_or_else(|| model.prior_features());
+    model.predict(&x, method)
+}
+
+/// Predicts every document; per-document errors (unreadable, binary) are returned in place,
+/// and a document without a word gets the model's prior ([`predict_document`]).
 pub fn classify_files(
     model: &Model,
     files: &[Source],
@@ -82,8 +107,8 @@ fn classify_each<T: Send>(
     let limits = model.pipeline().input_limits();
     let one = |pipeline: &mut Pipeline, source: &Source| -> Result<(Prediction, T)> {
         let doc = source.read(limits)?;
-        let x = featurize_document(pipeline, &doc, &source.name())?;
-        Ok((model.predict(&x, method), keep(doc)))
+        let p = predict_document(model, pipeline, &doc, &source.name(), method);
+        Ok((p, keep(doc)))
     };
     Ok(files
         .par_iter()
@@ -122,6 +147,46 @@ pub fn subject_of(headers_subject: Option<&str>, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn spam_model() -> Model {
+        crate::integrations::shelf::find("spam")
+            .unwrap()
+            .load(false)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_document_without_words_gets_the_prior_and_says_so() {
+        let model = spam_model();
+        let prior = model.predict(&model.prior_features(), Method::Exact);
+        // A mail of an attachment alone: no Subject, From or To (whose addresses are features).
+        let attachment = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"x\"\n\n--x\nContent-Type: application/octet-stream\n\nAAEC\n--x--\n";
+        for empty in ["", "  \n\t", attachment] {
+            let p = classify_text(&model, empty, Method::Exact).unwrap();
+            assert!(p.prior_only, "{empty:?}");
+            assert_eq!(p, prior, "{empty:?}");
+        }
+        let words = "Subject: cheap pills\n\nbuy cheap pills now, discount offer\n";
+        let p = classify_text(&model, words, Method::Exact).unwrap();
+        assert!(!p.prior_only);
+        // Binary data is still an error, naming the document.
+        let err = classify_bytes(&model, &[0u8; 512], Path::new("x.bin"), Method::Exact)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("x.bin: binary file"), "{err}");
+    }
+
+    #[test]
+    fn unsure_means_below_the_threshold() {
+        let model = spam_model();
+        let p = classify_text(&model, "buy cheap pills now", Method::Exact).unwrap();
+        let best = p.probability();
+        assert_eq!(best, p.distribution.probabilities[p.label]);
+        assert!(!p.is_unsure(None));
+        assert!(!p.is_unsure(Some(best)));
+        assert!(p.is_unsure(Some(best + 1e-9)));
+        assert!(!p.is_unsure(Some(0.0)));
+    }
 
     #[test]
     fn subjects_come_from_mail_or_the_first_line() {

@@ -21,10 +21,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::jobs::batch::classify_bytes;
 use crate::learn::probability::Method;
 use crate::model::Model;
-use crate::text::input::document_from_bytes;
-use crate::text::pipeline::Pipeline;
 
 /// The prefix of every added field.
 pub const FIELD_PREFIX: &str = "X-Cwtext";
@@ -118,15 +117,10 @@ pub fn filter_message(
 
 /// The decision for one message.
 fn decide(model: &Model, message: &[u8], options: &FilterOptions) -> Result<Verdict, String> {
-    let mut pipeline = Pipeline::new(model.pipeline()).map_err(|e| e.to_string())?;
     let path = std::path::Path::new("<stdin>");
-    let doc = document_from_bytes(message, path, pipeline.config().input_limits())
-        .map_err(|e| e.to_string())?;
-    let (x, prior_only) = match pipeline.features(&doc) {
-        Some(x) => (x, false),
-        None => (model.prior_features(), true),
-    };
-    let prediction = model.predict(&x, options.method);
+    let prediction =
+        classify_bytes(model, message, path, options.method).map_err(|e| e.to_string())?;
+    let prior_only = prediction.prior_only;
     let probabilities = &prediction.distribution.probabilities;
     let label = prediction.label;
     let probability = probabilities[label];
@@ -138,14 +132,14 @@ fn decide(model: &Model, message: &[u8], options: &FilterOptions) -> Result<Verd
                 .then(b.cmp(&a))
         })
         .map(|i| (i, probabilities[i]));
-    Ok(match options.min_prob {
-        Some(p) if probability < p => Verdict::Unsure {
+    Ok(match prediction.is_unsure(options.min_prob) {
+        true => Verdict::Unsure {
             label,
             probability,
             runner_up,
             prior_only,
         },
-        _ => Verdict::Label {
+        false => Verdict::Label {
             label,
             probability,
             runner_up,

@@ -34,6 +34,22 @@ pub struct Prediction {
     /// Index of the best label.
     pub label: usize,
     pub distribution: crate::learn::probability::LabelDistribution,
+    /// The document had no feature but the bias (no word at all, as a mail of headers and
+    /// attachments only): the prediction is the model's prior, and says nothing about the text.
+    pub prior_only: bool,
+}
+
+impl Prediction {
+    /// The probability of the best label.
+    pub fn probability(&self) -> f64 {
+        self.distribution.probabilities[self.label]
+    }
+
+    /// Whether the best label is less probable than `min_prob`: the unsure band of `classify`,
+    /// `filter` and `label` (`--min-prob`).
+    pub fn is_unsure(&self, min_prob: Option<f64>) -> bool {
+        min_prob.is_some_and(|p| self.probability() < p)
+    }
 }
 
 /// A trained model: header, learner and, optionally, the vocabulary.
@@ -106,6 +122,14 @@ impl Model {
         FeatureVector::new(config.dimension(), indices, values)
     }
 
+    /// Whether `x` holds nothing but the bias feature: a document without a word, whose
+    /// prediction is the prior ([`Model::prior_features`]).
+    pub fn is_prior_only(&self, x: &FeatureVector) -> bool {
+        let config = self.pipeline();
+        let bias = config.bias.then(|| config.buckets() as u32);
+        x.indices().iter().all(|&i| Some(i) == bias)
+    }
+
     /// Mean scores of every label.
     pub fn scores(&self, x: &FeatureVector) -> Vec<f64> {
         self.learner.scores(x)
@@ -129,6 +153,7 @@ impl Model {
         Prediction {
             label: crate::learn::learner::argmax(&scores),
             distribution: method.distribution(&gaussians),
+            prior_only: self.is_prior_only(x),
         }
     }
 }

@@ -27,16 +27,27 @@ pub fn featurize_source(pipeline: &mut Pipeline, source: &Source) -> Result<Feat
     featurize_document(pipeline, &doc, &source.name())
 }
 
-/// Runs the pipeline on a parsed document from `path`: an error when it has no word, a warning
-/// when it had more tokens than the limit.
+/// Runs the pipeline on a parsed document from `path`: an error when it has no word (nothing to
+/// learn from), a warning when it had more tokens than the limit.
 pub fn featurize_document(
     pipeline: &mut Pipeline,
     doc: &crate::text::input::Document,
     path: &Path,
 ) -> Result<FeatureVector> {
-    let x = pipeline.features(doc).ok_or_else(|| Error::EmptyDocument {
+    document_features(pipeline, doc, path).ok_or_else(|| Error::EmptyDocument {
         path: path.to_path_buf(),
-    })?;
+    })
+}
+
+/// Runs the pipeline on a parsed document from `path`, `None` when it has no word (what to do
+/// then is the caller's: training refuses it, classifying falls back on the model's prior);
+/// a warning when it had more tokens than the limit.
+pub fn document_features(
+    pipeline: &mut Pipeline,
+    doc: &crate::text::input::Document,
+    path: &Path,
+) -> Option<FeatureVector> {
+    let x = pipeline.features(doc)?;
     if pipeline.truncated() {
         log::warn!(
             "{}: more than {} tokens, only the first were used (--max-tokens)",
@@ -44,7 +55,7 @@ pub fn featurize_document(
             pipeline.config().max_tokens
         );
     }
-    Ok(x)
+    Some(x)
 }
 
 /// Featurises documents in parallel; results come back in the input order, so the outcome does

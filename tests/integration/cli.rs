@@ -419,13 +419,8 @@ fn label_min_prob_routes_unsure_files_and_writes_jsonl() {
 }
 
 #[test]
-fn empty_whitespace_and_binary_inputs_are_refused_by_name() {
+fn binary_and_missing_inputs_are_refused_by_name() {
     for (file, msg) in [
-        (
-            "odd/empty.txt",
-            "odd/empty.txt: empty document: no words found",
-        ),
-        ("odd/whitespace.txt", "odd/whitespace.txt: empty document"),
         (
             "odd/image.png",
             "odd/image.png: binary file (image/png data)",
@@ -437,6 +432,146 @@ fn empty_whitespace_and_binary_inputs_are_refused_by_name() {
         assert!(stderr(&out).contains(msg), "{file}: {}", stderr(&out));
         assert_no_panic(&out);
     }
+}
+
+/// A document without a word is classified by the model's prior and flagged, in every format
+/// (issue 19: it was an error, exit 2, which in a mail pipeline bounces or defers the mail).
+#[test]
+fn documents_without_words_rest_on_the_prior_and_say_so() {
+    let prior = "rests on the prior: no words";
+    for file in ["odd/empty.txt", "odd/whitespace.txt"] {
+        let out = cwtext().args(["classify", file]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.lines().nth(1).unwrap().contains(prior), "{text}");
+        let out = cwtext()
+            .args(["classify", "--format", "json", file])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(v["prior_only"], true, "{v}");
+        let out = cwtext()
+            .args(["classify", "--format", "tsv", file])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        assert!(
+            stderr(&out).contains(&format!("{file}: {prior}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // A document with words is not flagged.
+    let out = cwtext()
+        .args(["classify", "--format", "json", "odd/windows-1252.txt"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(v.get("prior_only").is_none(), "{v}");
+    // eval counts them, as classify decides them.
+    let corpus = tempfile::tempdir().unwrap();
+    for (label, name, text) in [
+        (
+            "sci.space",
+            "1.txt",
+            "the shuttle reached orbit after launch",
+        ),
+        ("sci.space", "2.txt", " \n"),
+        ("rec.sport.hockey", "1.txt", "the goalie stopped the puck"),
+    ] {
+        std::fs::create_dir_all(corpus.path().join(label)).unwrap();
+        std::fs::write(corpus.path().join(label).join(name), text).unwrap();
+    }
+    let out = cwtext()
+        .arg("eval")
+        .arg(corpus.path())
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["documents"], 3, "{v}");
+    assert_eq!(v["prior_only"], 1, "{v}");
+    assert!(
+        stderr(&out).contains("1 document(s) without a word were classified by the model's prior"),
+        "{}",
+        stderr(&out)
+    );
+    // learn refuses to learn nothing, and leaves the model as it was.
+    let (_dir, model) = train("news", &["--hash-bits", "16"]);
+    let before = std::fs::read(&model).unwrap();
+    let out = cwtext()
+        .args(["learn", "--label", "sci.space", "-m"])
+        .arg(&model)
+        .write_stdin("  \n\t\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "<stdin>: empty document: no words found: nothing to learn from it, the model was not changed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&model).unwrap(), before);
+}
+
+/// `classify --min-prob P`: below P the decision is the unsure label, the best label still
+/// shown (as filter and label have it).
+#[test]
+fn classify_below_min_prob_is_unsure_and_names_the_best_label() {
+    let doc = "news/sci.space/test-05593.txt"; // sci.space, 0.9520
+    let out = cwtext()
+        .args(["classify", "--min-prob", "0.99", doc])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("_unsure"), "{text}");
+    assert_eq!(
+        lines.next(),
+        Some("  unsure: best sci.space 0.9520, below --min-prob 0.99"),
+        "{text}"
+    );
+    assert_eq!(lines.next(), Some("  0.9520  sci.space"), "{text}");
+    let out = cwtext()
+        .args(["classify", "--format", "json", "--min-prob", "0.99"])
+        .args(["--unsure-label", "Later", doc])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["label"], "Later", "{v}");
+    assert_eq!(v["best"], "sci.space", "{v}");
+    assert_eq!(v["probability"], 0.952, "{v}");
+    let out = cwtext()
+        .args(["classify", "--format", "tsv", "--min-prob", "0.99", doc])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).starts_with(&format!("{doc}\t_unsure\t0.9520\t")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("\tsci.space\t0.9520"));
+    // At or above P: the label itself, nothing added.
+    let out = cwtext()
+        .args(["classify", "--min-prob", "0.95", doc])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("sci.space\n  0.9520  sci.space\n"),
+        "{text}"
+    );
+    let out = cwtext()
+        .args(["classify", "--min-prob", "1.5", doc])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("a probability must be in [0, 1], but is 1.5"));
 }
 
 #[test]
@@ -466,12 +601,28 @@ fn batch_modes_skip_bad_files_with_exit_code_1() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("skipped odd/image.png: binary file"), "{err}");
+    // Documents without a word are labelled by the prior and flagged, not skipped.
     assert!(
-        err.contains("skipped odd/empty.txt: empty document"),
+        err.contains("odd/empty.txt: rests on the prior: no words"),
         "{err}"
     );
-    assert!(err.contains("3 file(s) skipped"), "{err}");
-    assert_eq!(stdout(&out).lines().count(), 2);
+    assert!(
+        err.contains("2 of them without a word: labelled by the model's prior alone"),
+        "{err}"
+    );
+    assert!(err.contains("1 file(s) skipped"), "{err}");
+    assert_eq!(stdout(&out).lines().count(), 4);
+    let out = cwtext()
+        .args(["label", "odd", "--format", "jsonl"])
+        .output()
+        .unwrap();
+    let flagged: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["prior_only"] == true)
+        .map(|v| v["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(flagged, ["odd/empty.txt", "odd/whitespace.txt"]);
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! maildrop, `cwtext filter` adds its fields, and the message lands in the Maildir++ folder of
 //! its label with every other byte as it came. Ignored by default (they need the Debian packages
 //! procmail and maildrop); `.ci/run` installs both and runs them with
-//! `cargo test --locked --test integration delivery:: -- --ignored`.
+//! `cargo test --locked --test integration delivery:: -- --ignored`; the Sieve recipe needs
+//! dovecot-sieve's `sieve-test`, which `.ci/run` installs too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -205,4 +206,89 @@ fn with_a_missing_model_procmail_still_delivers_the_message_to_the_inbox() {
     deliver("procmail", &[Path::new("-m"), &rc], &mail);
     let delivered = take_one(&store);
     assert!(String::from_utf8_lossy(&delivered).contains("\nX-Cwtext-Error: "));
+}
+
+/// The README's Sieve recipe, run by Pigeonhole's `sieve-test` (Debian's dovecot-sieve): the
+/// `filter` extension pipes the message through `cwtext filter`, and the script files it by the
+/// added header. `sieve-test` without `-e` only prints the actions, so no Maildir is written.
+/// Dovecot refuses mail access as root, so as root it runs as `nobody` (through `setpriv`).
+#[test]
+#[ignore = "needs sieve-test (apt-get install dovecot-sieve); CI installs it"]
+fn sieve_recipe_files_by_the_added_header() {
+    require("sieve-test");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let as_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+    if as_root {
+        require("setpriv");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(root, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let bin = root.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let wrapper = bin.join("cwtext");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec '{}' filter -m spam --always-zero\n",
+            assert_cmd::cargo::cargo_bin("cwtext").display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = root.join("dovecot.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "mail_location = maildir:{}/Maildir\nplugin {{\n  sieve_plugins = sieve_extprograms\n  sieve_extensions = +vnd.dovecot.filter\n  sieve_filter_bin_dir = {}\n}}\n",
+            root.display(),
+            bin.display()
+        ),
+    )
+    .unwrap();
+    // The README's script.
+    let script = root.join("route.sieve");
+    std::fs::write(
+        &script,
+        "require [\"vnd.dovecot.filter\", \"fileinto\"];\nfilter \"cwtext\";\nif header :is \"X-Cwtext-Label\" \"spam\" {\n  fileinto \"Spam\";\n} elsif header :is \"X-Cwtext-Label\" \"_unsure\" {\n  fileinto \"Unsure\";\n}\n",
+    )
+    .unwrap();
+    for (mail, label) in mails_and_labels(Path::new("spam")) {
+        let message = root.join("message.eml");
+        std::fs::copy(&mail, &message).unwrap();
+        let mut command = if as_root {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "sieve-test",
+            ]);
+            c
+        } else {
+            Command::new("sieve-test")
+        };
+        let out = command
+            .arg("-c")
+            .arg(&config)
+            .arg(&script)
+            .arg(&message)
+            .env("HOME", root)
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(out.status.success(), "{}: {text}", mail.display());
+        let folder = if label == "spam" { "Spam" } else { "INBOX" };
+        assert!(
+            text.contains(&format!("store message in folder: {folder}")),
+            "{} ({label}): {text}",
+            mail.display()
+        );
+    }
 }

@@ -35,7 +35,7 @@ fn filter(model: &Path, message: &[u8], extra: &[&str]) -> Output {
 /// Splits the filter's output into what came before the added fields, the fields, and what came
 /// after; asserts that the input is exactly before + after and that the fields sit where the
 /// header ends (the input continues with its empty line, or ends).
-fn added_fields(input: &[u8], output: &[u8]) -> Vec<String> {
+pub fn added_fields(input: &[u8], output: &[u8]) -> Vec<String> {
     let start = output
         .windows(9)
         .enumerate()
