@@ -32,7 +32,7 @@ probability pairs.
 --min-prob P: below P the decision is --unsure-label (default _unsure, as filter and label
 use), and the best label is still shown (text: an `unsure:` line; json: `best`; tsv: the
 label and probability pairs). A document without a single word (a mail of headers and
-attachments only, an empty file) is classified by the model's prior (its bias weights) and
+attachments only, an empty file) is classified by the model's prior (how often each label was trained on) and
 flagged: text `rests on the prior: no words`, json `\"prior_only\": true`, tsv a note on
 standard error.
 

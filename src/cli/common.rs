@@ -322,7 +322,7 @@ impl SamplingArgs {
 
 /// How `classify` and `label` flag a prediction that rests on the model's prior alone (a
 /// document without a word; `filter` says it in `X-Cwtext-Note`).
-pub const PRIOR_NOTE: &str = "rests on the prior: no words (the model's bias weights alone)";
+pub const PRIOR_NOTE: &str = "rests on the prior: no words (the labels' training base rates)";
 
 /// Parses a probability flag (`--min-prob`), naming the value when it is not one.
 pub fn probability(s: &str) -> Result<f64, String> {

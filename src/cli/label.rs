@@ -28,8 +28,8 @@ Examples:
 Each line: path, label, probability (TSV), or a JSON object with `file`, `label`,
 `probability` and `entropy` (JSON lines: -o *.jsonl or --format jsonl). Files are never
 overwritten when routed: a taken name gets a -1, -2 … suffix. A document without a single word
-(a mail of headers and attachments only, an empty file) is labelled by the model's prior (its
-bias weights) and flagged: `\"prior_only\": true` in JSON lines, a note on standard error
+(a mail of headers and attachments only, an empty file) is labelled by the model's prior (how
+often each label was trained on) and flagged: `\"prior_only\": true` in JSON lines, a note on standard error
 with TSV.
 
 --index IDX also stores every labelled file in a full-text index (see `cwtext search --help`):

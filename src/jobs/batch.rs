@@ -59,8 +59,8 @@ pub fn classify_bytes(
 
 /// Predicts one parsed document with `pipeline` (the model's own). A document without a word
 /// (a mail of headers and attachments only, an empty file) is not an error here: a mail
-/// program or a batch run must still file it somewhere, so it gets the model's prior (the bias
-/// weights alone) and [`Prediction::prior_only`] says so, for the caller to flag.
+/// program or a batch run must still file it somewhere, so it gets the model's prior (how often
+/// each label was trained on, [`Model::label_base_rates`]) and [`Prediction::prior_only`] says so, for the caller to flag.
 pub fn predict_document(
     model: &Model,
     pipeline: &mut Pipeline,
@@ -159,6 +159,14 @@ mod tests {
     fn a_document_without_words_gets_the_prior_and_says_so() {
         let model = spam_model();
         let prior = model.predict(&model.prior_features(), Method::Exact);
+        // The base rates of the training mail, add-one: ham 3,320 and spam 1,516 documents
+        // (`inspect spam`), so ham at 3,321 / 4,838 = 0.68644; the bias weights alone said
+        // ham at 1.0000.
+        assert_eq!(model.header.training.label_documents, vec![3320, 1516]);
+        assert_eq!(model.labels()[prior.label], "ham");
+        assert!((prior.probability() - 3321.0 / 4838.0).abs() < 1e-12);
+        assert!((prior.probability() - 0.68644).abs() < 1e-5);
+        assert!(prior.is_unsure(Some(0.9)));
         // A mail of an attachment alone: no Subject, From or To (whose addresses are features).
         let attachment = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"x\"\n\n--x\nContent-Type: application/octet-stream\n\nAAEC\n--x--\n";
         for empty in ["", "  \n\t", attachment] {

@@ -61,7 +61,7 @@ pub enum Verdict {
         label: usize,
         probability: f64,
         runner_up: Option<(usize, f64)>,
-        /// The message had no word: the decision is the model's prior (its bias weights).
+        /// The message had no word: the decision is the model's prior (its training base rates).
         prior_only: bool,
     },
     /// The best label's probability was below `min_prob`.

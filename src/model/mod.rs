@@ -130,6 +130,24 @@ impl Model {
         x.indices().iter().all(|&i| Some(i) == bias)
     }
 
+    /// What the model knows about a document without a word: how often each label was
+    /// trained on, (n_k + 1) / (N + K) (add-one, so that a label with no documents is not
+    /// impossible). The bias weights alone are no such prior: trained to separate documents
+    /// *with* words, they gave the built-in spam model's empty mail ham at 1.0000, which no
+    /// `--min-prob` could catch; the base rates give it 0.69.
+    pub fn label_base_rates(&self) -> crate::learn::probability::LabelDistribution {
+        let counts = &self.header.training.label_documents;
+        let k = self.labels().len();
+        let total: usize = counts.iter().sum();
+        let probabilities: Vec<f64> = (0..k)
+            .map(|i| (counts.get(i).copied().unwrap_or(0) as f64 + 1.0) / (total + k) as f64)
+            .collect();
+        crate::learn::probability::LabelDistribution {
+            entropy: crate::learn::probability::normalised_entropy(&probabilities),
+            probabilities,
+        }
+    }
+
     /// Mean scores of every label.
     pub fn scores(&self, x: &FeatureVector) -> Vec<f64> {
         self.learner.scores(x)
@@ -146,6 +164,14 @@ impl Model {
         x: &FeatureVector,
         method: crate::learn::probability::Method,
     ) -> Prediction {
+        if self.is_prior_only(x) {
+            let distribution = self.label_base_rates();
+            return Prediction {
+                label: crate::learn::learner::argmax(&distribution.probabilities),
+                distribution,
+                prior_only: true,
+            };
+        }
         let gaussians = self.score_gaussians(x);
         let scores: Vec<f64> = gaussians.iter().map(|g| g.mean).collect();
         let gaussians =
