@@ -257,7 +257,10 @@ mod tests {
     #[test]
     fn the_content_hash_is_frozen() {
         assert_eq!(content_hash(b""), 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d);
-        assert_eq!(content_hash(b"a"), 0xd228_cb69_6f1a_8caf_7891_2b70_4e4a_8964);
+        assert_eq!(
+            content_hash(b"a"),
+            0xd228_cb69_6f1a_8caf_7891_2b70_4e4a_8964
+        );
         assert_eq!(content_hash(b"a\n\n"), content_hash(b"a"));
     }
 
