@@ -49,12 +49,8 @@ pub enum Error {
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum DeliveryError {
     /// Another program holds the mailbox's lock (`MAILBOX.lock` or `flock` on the file).
-    #[error("locked by another program ({how}) for {seconds} s, cwtext's --lock-timeout; try again when it is done, or remove {} if no program holds it", lock.display())]
-    Locked {
-        how: String,
-        lock: PathBuf,
-        seconds: f64,
-    },
+    #[error("locked by another program ({how}) for {seconds} s (--lock-timeout); try again when it is done")]
+    Locked { how: String, seconds: f64 },
     /// Writing failed; an mbox was cut back to its length before the message.
     #[error("cannot write: {0}")]
     Write(String),

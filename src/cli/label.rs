@@ -45,10 +45,10 @@ messages are written through tmp/ into new/ (a moved message keeps its cur/ and 
 Maildir++ folders .Label (.Parent.Child for Parent/Child) are created as needed; an mbox per
 label is appended to under DEST/LABEL.lock and flock, mboxrd-quoted, never left half-written.
 A new or empty DEST takes --dest-layout (default files). Messages of an mbox can be copied,
-not moved. Each decision (message identity: its Message-ID, else a hash; label, probability,
-model) is recorded in DEST/.cwtext-decisions.jsonl (--record FILE elsewhere, --no-record
-not at all), from which `cwtext learn -m MODEL --from-store DEST` learns the messages you
-refiled.";
+not moved. Into a Maildir or mbox DEST each decision (message identity: its Message-ID, else a
+hash; label, probability, model) is recorded in DEST/.cwtext-decisions.jsonl (--record FILE
+elsewhere, and for a folder per label; --no-record not at all), from which `cwtext learn -m
+MODEL --from-store DEST` learns the messages you refiled.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -96,7 +96,8 @@ pub struct LabelArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub lock_timeout: f64,
     /// Record each decision in FILE (JSON lines, appended) instead of
-    /// DEST/.cwtext-decisions.jsonl; also without --copy-to/--move-to.
+    /// DEST/.cwtext-decisions.jsonl (where decisions go by default when DEST is a Maildir or
+    /// mbox store); also with a folder-per-label DEST or without --copy-to/--move-to.
     #[arg(long, value_name = "FILE", conflicts_with = "no_record")]
     pub record: Option<PathBuf>,
     /// Do not record the decisions.

@@ -160,11 +160,12 @@ impl Destination {
                 dest.layout
             )));
         }
-        if dest.layout == DestLayout::Maildir && dest.maildir == MaildirKind::PlusPlus {
+        match (dest.layout, dest.maildir) {
             // The root of a Maildir++ store is the inbox: a Maildir itself.
-            make_maildir(root)?;
-        } else {
-            std::fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
+            (DestLayout::Maildir, MaildirKind::PlusPlus) => make_maildir(root)?,
+            // Label folders are made as files arrive (none when nothing is routed).
+            (DestLayout::Files, _) => {}
+            _ => std::fs::create_dir_all(root).map_err(|e| Error::io(root, e))?,
         }
         Ok(Destination {
             lock_timeout,
@@ -653,9 +654,8 @@ fn lock_mbox(path: &Path, timeout: Duration) -> std::result::Result<MboxLock, De
     dot.push(".lock");
     let dot = PathBuf::from(dot);
     let io = |e: std::io::Error| DeliveryError::Write(e.to_string());
-    let locked = |how: &str, lock: &Path| DeliveryError::Locked {
-        how: how.to_string(),
-        lock: lock.to_path_buf(),
+    let locked = |how: String| DeliveryError::Locked {
+        how,
         seconds: timeout.as_secs_f64(),
     };
     loop {
@@ -667,7 +667,10 @@ fn lock_mbox(path: &Path, timeout: Duration) -> std::result::Result<MboxLock, De
             }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {
                 if start.elapsed() >= timeout {
-                    return Err(locked(&format!("{} exists", dot.display()), &dot));
+                    return Err(locked(format!(
+                        "{} exists; remove it if no program is writing the mailbox",
+                        dot.display()
+                    )));
                 }
                 std::thread::sleep(LOCK_POLL);
             }
@@ -690,7 +693,7 @@ fn lock_mbox(path: &Path, timeout: Duration) -> std::result::Result<MboxLock, De
             Ok(()) => return Ok(MboxLock { file, dot }),
             Err(std::fs::TryLockError::WouldBlock) => {
                 if start.elapsed() >= timeout {
-                    return Err(remove_dot(locked("flock on the mailbox", path)));
+                    return Err(remove_dot(locked("flock on the mailbox".into())));
                 }
                 std::thread::sleep(LOCK_POLL);
             }

@@ -51,7 +51,8 @@ pub struct LabelSettings {
 /// Where decisions are recorded, and the model's name in them.
 #[derive(Debug, Clone)]
 pub struct Recording {
-    /// The log; `None`: [`decisions::DEFAULT_NAME`] in the destination store.
+    /// The log; `None`: [`decisions::DEFAULT_NAME`] in the destination when it is a mail store
+    /// (Maildir or mbox), no log when it is a folder per label.
     pub path: Option<PathBuf>,
     /// The model that decides, as the log names it ([`decisions::model_identity`]).
     pub model: String,
@@ -157,11 +158,16 @@ pub fn label_dir<E: From<Error>>(
     let mut log = match &settings.record {
         Some(r) => {
             let path = match (&r.path, &dest) {
-                (Some(p), _) => p.clone(),
-                (None, Some((d, _))) => d.root().join(decisions::DEFAULT_NAME),
+                (Some(p), _) => Some(p.clone()),
+                // A folder per label is no mail store: nothing is written there unasked.
+                (None, Some((d, _))) if d.layout() == DestLayout::Files => None,
+                (None, Some((d, _))) => Some(d.root().join(decisions::DEFAULT_NAME)),
                 (None, None) => unreachable!("validated"),
             };
-            Some((DecisionLog::open(&path)?, r.model.as_str()))
+            match path {
+                Some(path) => Some((DecisionLog::open(&path)?, r.model.as_str())),
+                None => None,
+            }
         }
         None => None,
     };

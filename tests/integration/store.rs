@@ -550,3 +550,87 @@ fn a_locked_mbox_is_refused_after_the_timeout_and_the_message_stays() {
     ));
     assert!(files(&src).is_empty(), "{:?}", files(&src));
 }
+
+/// A folder-per-label destination records only when asked (`--record FILE`), and learns from
+/// the same log; documents without a Message-ID are known by the hash of their bytes.
+#[test]
+fn a_folder_per_label_records_when_asked_and_learns_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("news.cwm");
+    ok(&run(
+        &[
+            "train",
+            "news",
+            "--include",
+            "train-*",
+            "--seed",
+            "1",
+            "-o",
+            "$0",
+        ],
+        &[&model],
+    ));
+    let input = dir.path().join("in");
+    for (i, f) in [
+        "sci.space/test-05543.txt",
+        "rec.sport.hockey/test-03890.txt",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = std::fs::read(common::fixtures().join("news").join(f)).unwrap();
+        // Without a header: known by its hash.
+        write(&input.join(format!("{i}.txt")), &text);
+    }
+    let dest = dir.path().join("sorted");
+    let log = dir.path().join("log.jsonl");
+    ok(&run(
+        &["label", "$0", "-m", "$1", "--copy-to", "$2"],
+        &[&input, &model, &dest],
+    ));
+    assert!(!dest.join(".cwtext-decisions.jsonl").exists(), "not asked");
+    std::fs::remove_dir_all(&dest).unwrap();
+    ok(&run(
+        &[
+            "label",
+            "$0",
+            "-m",
+            "$1",
+            "--copy-to",
+            "$2",
+            "--record",
+            "$3",
+        ],
+        &[&input, &model, &dest, &log],
+    ));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.matches("\"id\":\"hash:").count(), 2, "{text}");
+    // The user files the space post under a folder of their own.
+    let space = files(&dest)
+        .into_keys()
+        .find(|p| p.ends_with("0.txt"))
+        .unwrap();
+    write(
+        &dest.join("astronomy/0.txt"),
+        &std::fs::read(dest.join(&space)).unwrap(),
+    );
+    std::fs::remove_file(dest.join(&space)).unwrap();
+    let from = space.parent().unwrap().to_string_lossy().into_owned();
+    let err = ok(&run(
+        &["learn", "-m", "$0", "--from-store", "$1", "--record", "$2"],
+        &[&model, &dest, &log],
+    ));
+    assert!(err.contains(&format!("{from} → astronomy 1")), "{err}");
+    assert_eq!(label_of(&model, &dest.join("astronomy/0.txt")), "astronomy");
+    let err = ok(&run(
+        &["learn", "-m", "$0", "--from-store", "$1", "--record", "$2"],
+        &[&model, &dest, &log],
+    ));
+    assert!(err.contains("nothing new to learn"), "{err}");
+    // Without a log there is nothing to learn from, and the error says where it looked.
+    let out = run(
+        &["learn", "-m", "$0", "--from-store", "$1"],
+        &[&model, &dest],
+    );
+    assert_refused(&out, "no decision log here");
+}
