@@ -34,6 +34,29 @@ pub enum Error {
     /// A search archive (`label --index`, `search`) that cannot be used.
     #[error("{}: {kind}", path.display())]
     Archive { path: PathBuf, kind: ArchiveError },
+    /// A message that could not be delivered into a mail store (`label --copy-to/--move-to`):
+    /// names the mailbox (a Maildir folder or an mbox file) and the message, which is still
+    /// where it was.
+    #[error("{}: {kind}; {} was not delivered and is still where it was", mailbox.display(), message.display())]
+    Delivery {
+        mailbox: PathBuf,
+        message: PathBuf,
+        kind: DeliveryError,
+    },
+}
+
+/// Why a message could not be delivered into a mail store.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum DeliveryError {
+    /// Another program holds the mailbox's lock (`MAILBOX.lock` or `flock` on the file).
+    #[error("locked by another program ({how}) for {seconds} s (--lock-timeout); try again when it is done")]
+    Locked { how: String, seconds: f64 },
+    /// Writing failed; an mbox was cut back to its length before the message.
+    #[error("cannot write: {0}")]
+    Write(String),
+    /// A label that cannot name a folder of the store.
+    #[error("label {label:?} cannot name a folder: {why}")]
+    BadFolder { label: String, why: String },
 }
 
 /// Why a search archive could not be opened, written or searched.
@@ -95,6 +118,15 @@ impl Error {
                 reason: reason.clone(),
             }),
             Error::EmptyDocument { path } => Some(Error::EmptyDocument { path: path.clone() }),
+            Error::Delivery {
+                mailbox,
+                message,
+                kind,
+            } => Some(Error::Delivery {
+                mailbox: mailbox.clone(),
+                message: message.clone(),
+                kind: kind.clone(),
+            }),
             _ => None,
         }
     }
@@ -103,7 +135,10 @@ impl Error {
     pub fn is_skippable(&self) -> bool {
         matches!(
             self,
-            Error::Io { .. } | Error::Binary { .. } | Error::EmptyDocument { .. }
+            Error::Io { .. }
+                | Error::Binary { .. }
+                | Error::EmptyDocument { .. }
+                | Error::Delivery { .. }
         )
     }
 }

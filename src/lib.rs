@@ -10,7 +10,7 @@
 //! | 2 [`learn`] | learner, probability, calibration, rehearsal | the CW learner and its probabilities, on vectors alone |
 //! | 3 [`model`] | the [`model::Model`], its file format, merge | pipeline + labels + learner, saved and loaded |
 //! | 4 [`integrations`] | archive, plot, shelf, lock | ties to things outside: a search index, SVG, embedded models, file locks |
-//! | 5 [`jobs`] | corpus, train, tune, online, batch, label, route, metrics, explain, cluster | what a user asks for, over files and corpora |
+//! | 5 [`jobs`] | corpus, train, tune, online, batch, label, route, deliver, decisions, refile, metrics, explain, cluster | what a user asks for, over files and corpora |
 //! | 6 [`experiment`] | the papers' reproductions | uses every layer; nothing uses it |
 //!
 //! # Use from Rust

@@ -1,6 +1,7 @@
 //! `cwtext label DIR`: one line per file (path, label, probability), optionally routing each
-//! file into DEST/<label>/ (or DEST/_unsure/ below --min-prob) and archiving it in a search
-//! index (`--index IDX`, read by `cwtext search`).
+//! file into DEST/<label>/ (or DEST/_unsure/ below --min-prob) — delivering it when DEST is a
+//! Maildir or mbox store, recording each decision for `learn --from-store` — and archiving it
+//! in a search index (`--index IDX`, read by `cwtext search`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,7 +14,9 @@ use super::archiving::Archiving;
 use super::common::{report_skipped, FilterArgs, ModelArg, SamplingArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::jobs::batch::DocumentText;
-use cwtext::jobs::label::{label_dir, LabelSettings, LabelSink};
+use cwtext::jobs::decisions::model_identity;
+use cwtext::jobs::deliver::DestLayout;
+use cwtext::jobs::label::{label_dir, LabelSettings, LabelSink, Recording};
 use cwtext::jobs::route::RouteMode;
 use cwtext::model::{Model, Prediction};
 use cwtext::text::source::Source;
@@ -24,6 +27,8 @@ Examples:
   cwtext label downloads/ --copy-to sorted/ --min-prob 0.8
   cwtext label archive/ -o labels.jsonl --include '*.eml'
   cwtext label news/ -m 20ng.cwm --index news.idx && cwtext search news.idx orbit
+  cwtext label ~/Maildir -m mail.cwm --move-to ~/Maildir --min-prob 0.8   # sort the inbox
+  cwtext label ~/mbox -m mail.cwm --copy-to sorted/ --dest-layout mbox
 
 Each line: path, label, probability (TSV), or a JSON object with `file`, `label`,
 `probability` and `entropy` (JSON lines: -o *.jsonl or --format jsonl). Files are never
@@ -35,12 +40,31 @@ with TSV.
 --index IDX also stores every labelled file in a full-text index (see `cwtext search --help`):
 absolute path, subject or first line, the text as UTF-8, label, every label's probability,
 entropy and the model's name and CRC-32. Labelling a file again replaces its entry. The index
-is committed once at the end, so an interrupted run leaves the previous index as it was.";
+is committed once at the end, so an interrupted run leaves the previous index as it was.
+
+A DEST that is a Maildir (cur/ new/ tmp/, or Maildir++ .Folder dot folders) or holds mbox files
+is delivered into as such, whatever --dest-layout says (it must agree when given): Maildir
+messages are written through tmp/ into new/ (a moved message keeps its cur/ and :2,FLAGS),
+Maildir++ folders .Label (.Parent.Child for Parent/Child) are created as needed; an mbox per
+label is appended to under DEST/LABEL.lock and flock, mboxrd-quoted, never left half-written.
+A new or empty DEST takes --dest-layout (default files). Messages of an mbox can be copied,
+not moved. Into a Maildir or mbox DEST each decision (message identity: its Message-ID, else a
+hash; label, probability, model) is recorded in DEST/.cwtext-decisions.jsonl (--record FILE
+elsewhere, and for a folder per label; --no-record not at all), from which `cwtext learn -m
+MODEL --from-store DEST` learns the messages you refiled.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Tsv,
     Jsonl,
+}
+
+/// `--dest-layout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DestLayoutArg {
+    Files,
+    Maildir,
+    Mbox,
 }
 
 #[derive(Debug, Args)]
@@ -66,6 +90,22 @@ pub struct LabelArgs {
     /// Route files whose best probability is below P into DEST/_unsure/.
     #[arg(long, value_name = "P", default_value_t = 0.0)]
     pub min_prob: f64,
+    /// How a new or empty DEST is written: a folder per label with plain files, a Maildir++
+    /// store, or an mbox file per label. An existing Maildir or mbox store is written as it is.
+    #[arg(long, value_enum, value_name = "LAYOUT")]
+    pub dest_layout: Option<DestLayoutArg>,
+    /// Seconds to wait for another program's lock on an mbox (DEST/LABEL.lock or flock) before
+    /// giving up on the message (it stays where it was).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub lock_timeout: f64,
+    /// Record each decision in FILE (JSON lines, appended) instead of
+    /// DEST/.cwtext-decisions.jsonl (where decisions go by default when DEST is a Maildir or
+    /// mbox store); also with a folder-per-label DEST or without --copy-to/--move-to.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_record")]
+    pub record: Option<PathBuf>,
+    /// Do not record the decisions.
+    #[arg(long)]
+    pub no_record: bool,
     /// Also archive the labelled documents in a search index at IDX (a new or empty directory,
     /// or an index written before; see `cwtext search`).
     #[arg(long, value_name = "IDX")]
@@ -141,9 +181,30 @@ pub fn run(args: LabelArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         min_prob: args.min_prob,
         keep_text: args.index.is_some(),
         layout: args.filter.layout(),
+        dest_layout: args.dest_layout.map(|l| match l {
+            DestLayoutArg::Files => DestLayout::Files,
+            DestLayoutArg::Maildir => DestLayout::Maildir,
+            DestLayoutArg::Mbox => DestLayout::Mbox,
+        }),
+        lock_timeout: std::time::Duration::try_from_secs_f64(args.lock_timeout).map_err(|_| {
+            anyhow::anyhow!(
+                "invalid setting: --lock-timeout must be a number of seconds, 0 or more, but is {}",
+                args.lock_timeout
+            )
+        })?,
+        record: None,
+    };
+    settings.validate()?; // before the model is read
+    let (model, model_name) = args.model.load_named(ui)?;
+    let routed = args.copy_to.is_some() || args.move_to.is_some();
+    let settings = LabelSettings {
+        record: (!args.no_record && (routed || args.record.is_some())).then(|| Recording {
+            path: args.record.clone(),
+            model: model_identity(&model, &model_name),
+        }),
+        ..settings
     };
     settings.validate()?;
-    let model = args.model.load(ui)?;
     let filter = args.filter.build()?;
     // A missing DIR fails here, before the output is created.
     std::fs::metadata(&args.dir).map_err(|e| cwtext::error::Error::io(&args.dir, e))?;

@@ -1,5 +1,6 @@
-//! `cwtext learn -m MODEL --label L [FILE…]` and `cwtext learn -m MODEL DIR`: corrections applied
-//! to a model in place, under an exclusive lock, written atomically.
+//! `cwtext learn -m MODEL --label L [FILE…]`, `cwtext learn -m MODEL DIR` and `cwtext learn -m
+//! MODEL --from-store ROOT`: corrections applied to a model in place, under an exclusive lock,
+//! written atomically.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,6 +12,7 @@ use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
 use cwtext::jobs::corpus::list_files;
+use cwtext::jobs::refile::{learn_from_store, RefileSettings};
 use cwtext::model::Model;
 use cwtext::text::featurize::featurize_source;
 use cwtext::text::mailbox::mbox;
@@ -23,11 +25,19 @@ Examples:
   cwtext learn -m mail.cwm --label receipts inbox/1.eml inbox/2.eml
   cwtext learn -m mail.cwm refiled/            # refiled/<label>/<file>, or a mail store
   cwtext learn -m mail.cwm --label spam spam.mbox   # every message of an mbox
+  cwtext learn -m mail.cwm --from-store ~/Maildir    # what you refiled since `label`
 
 One CW update per document, in the order given (a folder: shuffled by --seed). A label the model has never
 seen is added, starting like an average label. After each update, the documents the model kept from
 training get their scores back where the update moved them (README, \"Corrections\"). Concurrent learners of one model wait for each other (MODEL.lock); readers
-always see a whole model, old or new.";
+always see a whole model, old or new.
+
+--from-store ROOT reads the decisions `cwtext label … --move-to ROOT` (or --copy-to) recorded in
+ROOT/.cwtext-decisions.jsonl (--record FILE: another log), finds each message in the store by
+its Message-ID (else a hash of its bytes) and learns, once, every message you moved into
+another folder than the one it was put in: a new folder becomes a new label. Messages in the
+inbox or the unsure folder, deleted or in a trash folder are not learned from. What was
+learned is recorded in the log, so running it again learns only what you refiled since.";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -40,6 +50,13 @@ pub struct LearnArgs {
     pub label: Option<String>,
     /// Documents (standard input when none), or one labelled folder.
     pub inputs: Vec<PathBuf>,
+    /// Learn the messages moved to another folder since `label` delivered them into the mail
+    /// store ROOT (or a folder per label) and recorded its decisions.
+    #[arg(long, value_name = "ROOT", conflicts_with_all = ["label", "inputs"])]
+    pub from_store: Option<PathBuf>,
+    /// The decision log --from-store reads (default: ROOT/.cwtext-decisions.jsonl).
+    #[arg(long, value_name = "FILE", requires = "from_store")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// Seed of the order in which a folder's documents are learned (a folder is a set, and a
@@ -50,6 +67,9 @@ pub struct LearnArgs {
 
 pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let start = Instant::now();
+    if let Some(root) = &args.from_store {
+        return from_store(&args, root, ui);
+    }
     // What to learn, before taking the lock (reading can be slow; the lock is held briefly).
     let mut sources: Vec<(Input, String)> = Vec::new();
     match (&args.label, args.inputs.as_slice()) {
@@ -175,4 +195,50 @@ impl Input {
             }
         }
     }
+}
+
+/// `learn --from-store ROOT`: the library finds and learns the refiled messages; this prints
+/// what it did.
+fn from_store(args: &LearnArgs, root: &std::path::Path, ui: &Ui) -> anyhow::Result<Outcome> {
+    let settings = RefileSettings {
+        log: args.record.clone(),
+        layout: args.filter.layout(),
+        filter: args.filter.build()?,
+    };
+    let name = args.model.display().to_string();
+    let report = learn_from_store(&args.model, &name, root, &settings)?;
+    report.warnings.iter().for_each(|w| ui.warn(w));
+    let others = format!(
+        "{} recorded in {}: {} where they were put, {} in the inbox or unsure folder, {} deleted",
+        report.recorded,
+        report.log.display(),
+        report.unchanged,
+        report.unsorted,
+        report.gone
+    );
+    if report.total() == 0 {
+        ui.info(format!(
+            "nothing new to learn: no message was refiled ({others})"
+        ));
+    } else {
+        let moves: Vec<String> = report
+            .learned
+            .iter()
+            .map(|((from, to), n)| format!("{from} → {to} {n}"))
+            .collect();
+        let new_labels = report
+            .corrections
+            .as_ref()
+            .filter(|c| !c.new_labels.is_empty())
+            .map_or(String::new(), |c| {
+                format!("; new label(s): {}", c.new_labels.join(", "))
+            });
+        ui.info(format!(
+            "learned {} refiled message(s) into {}: {}{new_labels} ({others})",
+            report.total(),
+            args.model.display(),
+            moves.join(", ")
+        ));
+    }
+    Ok(report_skipped(ui, &report.skipped))
 }

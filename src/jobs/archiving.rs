@@ -80,11 +80,5 @@ impl Archiving {
     }
 }
 
-/// `NAME crc32:XXXXXXXX`: which model labelled a document (its name, and the checksum that
-/// tells versions of one file apart).
-pub fn model_identity(model: &Model, name: &str) -> String {
-    match model.fingerprint() {
-        Some(crc) => format!("{name} crc32:{crc:08x}"),
-        None => name.to_string(),
-    }
-}
+/// `NAME crc32:XXXXXXXX`, as the decision log names models too.
+pub use crate::jobs::decisions::model_identity;

@@ -3,7 +3,10 @@
 //! each prediction (a line of output, an entry in a search index) is the caller's: the engine
 //! hands every file to a [`LabelSink`] in walk order. A mail store (detected, or as
 //! [`LabelSettings::layout`] says) is labelled message by message, every folder and the inbox
-//! included; an mbox's messages cannot be copied or moved (they are not files of their own).
+//! included. Routing into a Maildir or mbox store is delivery ([`crate::jobs::deliver`]); an
+//! mbox's messages can be copied, not moved (taking them out would rewrite the mbox). Each
+//! decision can be recorded in a decision log ([`crate::jobs::decisions`]), from which
+//! `learn --from-store` later learns where the user refiled messages ([`crate::jobs::refile`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +14,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::jobs::batch::{classify_files, classify_files_keeping_text, DocumentText};
 use crate::jobs::corpus::{walk_files, FileFilter};
-use crate::jobs::route::{route_file, RouteMode, UNSURE};
+use crate::jobs::decisions::{self, DecisionLog, Entry};
+use crate::jobs::deliver::{DestLayout, Destination, Message, LOCK_TIMEOUT};
+use crate::jobs::route::{RouteMode, UNSURE};
 use crate::learn::probability::Method;
 use crate::model::{Model, Prediction};
 use crate::progress::Progress;
@@ -34,6 +39,38 @@ pub struct LabelSettings {
     pub keep_text: bool,
     /// How the directory is laid out; `None` detects it ([`mailbox::detect`]).
     pub layout: Option<Layout>,
+    /// How the destination is written when it is not an existing store (which is written as
+    /// it is); `None`: files.
+    pub dest_layout: Option<DestLayout>,
+    /// How long to wait for another program's lock on an mbox.
+    pub lock_timeout: std::time::Duration,
+    /// Record each decision in a decision log.
+    pub record: Option<Recording>,
+}
+
+/// Where decisions are recorded, and the model's name in them.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The log; `None`: [`decisions::DEFAULT_NAME`] in the destination when it is a mail store
+    /// (Maildir or mbox), no log when it is a folder per label.
+    pub path: Option<PathBuf>,
+    /// The model that decides, as the log names it ([`decisions::model_identity`]).
+    pub model: String,
+}
+
+impl Default for LabelSettings {
+    fn default() -> Self {
+        LabelSettings {
+            method: Method::Exact,
+            route: None,
+            min_prob: 0.0,
+            keep_text: false,
+            layout: None,
+            dest_layout: None,
+            lock_timeout: LOCK_TIMEOUT,
+            record: None,
+        }
+    }
 }
 
 impl LabelSettings {
@@ -44,6 +81,12 @@ impl LabelSettings {
                 "--min-prob must be in [0, 1], but is {}",
                 self.min_prob
             )));
+        }
+        if self.record.as_ref().is_some_and(|r| r.path.is_none()) && self.route.is_none() {
+            return Err(Error::InvalidSetting(
+                "a decision log needs a file (--record FILE) when nothing is routed into a store"
+                    .into(),
+            ));
         }
         Ok(())
     }
@@ -98,17 +141,41 @@ pub fn label_dir<E: From<Error>>(
     // The walk itself runs beside the labelling (below); a missing DIR fails here.
     std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
     let layout = settings.layout.unwrap_or_else(|| mailbox::detect(dir));
-    if layout == Layout::Mbox && settings.route.is_some() {
+    if layout == Layout::Mbox && matches!(settings.route, Some((_, RouteMode::Move))) {
         return Err(Error::InvalidSetting(format!(
-            "{} is read as mbox: its messages are not files of their own, so --copy-to and --move-to cannot route them (delivery into mail stores is not written yet); label it without them, or use --layout files to route the mbox files whole",
+            "{} is read as mbox: --move-to would have to rewrite the mbox to take messages out of it, which cwtext does not do (a mail program may be reading it); use --copy-to, then delete the messages in the mail program",
             dir.display()
         ))
         .into());
     }
+    let mut dest = match &settings.route {
+        Some((root, mode)) => Some((
+            Destination::open(root, settings.dest_layout, settings.lock_timeout)?,
+            *mode,
+        )),
+        None => None,
+    };
+    let mut log = match &settings.record {
+        Some(r) => {
+            let path = match (&r.path, &dest) {
+                (Some(p), _) => Some(p.clone()),
+                // A folder per label is no mail store: nothing is written there unasked.
+                (None, Some((d, _))) if d.layout() == DestLayout::Files => None,
+                (None, Some((d, _))) => Some(d.root().join(decisions::DEFAULT_NAME)),
+                (None, None) => unreachable!("validated"),
+            };
+            match path {
+                Some(path) => Some((DecisionLog::open(&path)?, r.model.as_str())),
+                None => None,
+            }
+        }
+        None => None,
+    };
     let mut summary = LabelSummary::default();
     let mut label_chunk = |chunk: &[Source]| -> std::result::Result<(), E> {
         progress.inc_length(chunk.len() as u64);
         let results = classify_chunk(model, chunk, settings, progress)?;
+        let mut decided = Vec::new();
         for (source, result) in chunk.iter().zip(results) {
             let (p, text) = match result {
                 Ok(r) => r,
@@ -125,20 +192,52 @@ pub fn label_dir<E: From<Error>>(
             } else {
                 label
             };
-            // A moved file is archived where it now is.
+            let needs_bytes =
+                log.is_some() || dest.as_ref().is_some_and(|(d, _)| d.needs_bytes(source));
+            let message = if needs_bytes {
+                match Message::read(source, layout == Layout::Mbox) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        summary.skipped.push(e);
+                        continue;
+                    }
+                }
+            } else {
+                None
+            };
+            // Where the message (or its copy) now is.
             let mut placed = source.clone();
-            if let Some((dest, mode)) = &settings.route {
-                match route_file(source.path(), &dest.join(folder), *mode) {
-                    Ok(to) if *mode == RouteMode::Move => placed = Source::file(to),
-                    Ok(_) => {}
+            if let Some((dest, mode)) = &mut dest {
+                match dest.deliver(source, message.as_ref(), folder, *mode) {
+                    Ok(to) => placed = to,
                     Err(e) => {
                         summary.skipped.push(e);
                         continue;
                     }
                 }
             }
-            sink.placed(&placed, &p, text)?;
+            if let (Some((_, name)), Some(m)) = (&log, &message) {
+                decided.push(Entry::Decided {
+                    id: decisions::identity(&m.bytes),
+                    label: label.to_string(),
+                    folder: folder.to_string(),
+                    probability: prob,
+                    model: name.to_string(),
+                    time: decisions::now(),
+                    file: placed.to_string(),
+                });
+            }
+            // A moved file is archived where it now is, a copied one where it was.
+            let archived = match &dest {
+                Some((_, RouteMode::Copy)) => source,
+                _ => &placed,
+            };
+            sink.placed(archived, &p, text)?;
             *summary.counts.entry(folder.to_string()).or_default() += 1;
+        }
+        // Recorded a chunk at a time: one synced append, not one per message.
+        if let Some((log, _)) = &mut log {
+            log.append(&decided)?;
         }
         Ok(())
     };
@@ -215,11 +314,8 @@ mod tests {
     fn min_prob_is_a_probability() {
         for bad in [-0.5, 1.5] {
             let settings = LabelSettings {
-                method: Method::Exact,
-                route: None,
                 min_prob: bad,
-                keep_text: false,
-                layout: None,
+                ..LabelSettings::default()
             };
             let err = settings.validate().unwrap_err().to_string();
             assert!(

@@ -9,7 +9,9 @@
 //! searches settings (checked once into a [`tune::TunePlan`]); [`online`] applies corrections;
 //! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
 //! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
-//! copies or moves a file into its label's folder; [`metrics`] scores predictions; [`explain`]
+//! copies or moves a file into its label's folder and [`deliver`] a message into a Maildir or
+//! mbox store; [`decisions`] records what `label` decided, and [`refile`] learns from where the
+//! user refiled messages since; [`metrics`] scores predictions; [`explain`]
 //! says which words decided a label; [`plan`] checks a training run's settings; [`filter`] passes
 //! one message through with its label in added header fields (mail delivery).
 //!
@@ -23,12 +25,15 @@ pub mod calibrate;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod corpus;
+pub mod decisions;
+pub mod deliver;
 pub mod explain;
 pub mod filter;
 pub mod label;
 pub mod metrics;
 pub mod online;
 pub mod plan;
+pub mod refile;
 pub mod route;
 pub mod train;
 pub mod trainer;

@@ -1,7 +1,8 @@
 //! Routing labelled files into `DEST/<label>/`, never overwriting: a name that is taken gets a
-//! numbered suffix (`note.txt` → `note-1.txt`).
+//! numbered suffix (`note.txt` → `note-1.txt`). Delivery into mail stores (Maildir, mbox) is
+//! [`crate::jobs::deliver`].
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -18,14 +19,33 @@ pub enum RouteMode {
 
 /// Places `source` into `dest_dir`, creating it, under the first free name. Returns the new path.
 pub fn route_file(source: &Path, dest_dir: &Path, mode: RouteMode) -> Result<PathBuf> {
-    std::fs::create_dir_all(dest_dir).map_err(|e| Error::io(dest_dir, e))?;
     let name = source.file_name().unwrap_or(source.as_os_str());
-    let stem = Path::new(name)
+    let (candidate, _) = claim_name(dest_dir, Path::new(name))?;
+    transfer(source, &candidate, mode)?;
+    Ok(candidate)
+}
+
+/// Writes `bytes` (a message taken out of an mbox) into `dest_dir` as a file called `name`, or
+/// the first free name after it. Returns the new path.
+pub fn route_bytes(bytes: &[u8], dest_dir: &Path, name: &str) -> Result<PathBuf> {
+    let (candidate, mut file) = claim_name(dest_dir, Path::new(name))?;
+    if let Err(e) = file.write_all(bytes).and_then(|_| file.sync_all()) {
+        drop(file);
+        let _ = std::fs::remove_file(&candidate);
+        return Err(Error::io(&candidate, e));
+    }
+    Ok(candidate)
+}
+
+/// Creates the first free file of `dest_dir` named `name`, `stem-1.ext`, `stem-2.ext`, …
+fn claim_name(dest_dir: &Path, name: &Path) -> Result<(PathBuf, std::fs::File)> {
+    std::fs::create_dir_all(dest_dir).map_err(|e| Error::io(dest_dir, e))?;
+    let stem = name
         .file_stem()
-        .unwrap_or(name)
+        .unwrap_or(name.as_os_str())
         .to_string_lossy()
         .into_owned();
-    let ext = Path::new(name)
+    let ext = name
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()));
     for n in 0u32.. {
@@ -40,10 +60,7 @@ pub fn route_file(source: &Path, dest_dir: &Path, mode: RouteMode) -> Result<Pat
             .create_new(true)
             .open(&candidate)
         {
-            Ok(_) => {
-                transfer(source, &candidate, mode)?;
-                return Ok(candidate);
-            }
+            Ok(file) => return Ok((candidate, file)),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Error::io(&candidate, e)),
         }

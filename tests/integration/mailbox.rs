@@ -380,13 +380,14 @@ fn label_walks_a_store_message_by_message() {
         text.contains("\"file\":\"mailstores/mbox/Inbox@0\""),
         "{text}"
     );
+    // Copied out of an mbox message by message (tests/integration/store.rs); not moved.
     let dir = tempfile::tempdir().unwrap();
     let out = cwtext()
-        .args(["label", "-m", "spam", "mailstores/mbox", "--copy-to"])
+        .args(["label", "-m", "spam", "mailstores/mbox", "--move-to"])
         .arg(dir.path())
         .output()
         .unwrap();
-    common::assert_refused(&out, "its messages are not files of their own");
+    common::assert_refused(&out, "--move-to would have to rewrite the mbox");
     let out = cwtext()
         .args(["label", "-m", "spam", "mailstores/mh"])
         .output()

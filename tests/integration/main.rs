@@ -25,3 +25,5 @@ mod model_compat;
 mod reproduce;
 mod selection;
 mod splits;
+#[cfg(feature = "cli")]
+mod store;
