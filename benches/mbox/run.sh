@@ -4,6 +4,8 @@
 # The SpamAssassin ham and spam folders, each written once as one mboxrd file (`From ` lines in
 # bodies quoted); whole-process wall time of `train` with fixed settings, commands alternating.
 # Usage: bash benches/mbox/run.sh [RUNS]   (default 5 pairs)
+#        REPEAT=16 bash benches/mbox/run.sh 3   (every message 16 times: two mbox files of ~500 MB
+#                                               together, the issue's scale)
 # Environment: CORPORA (default ~/.cache/cwtext-corpora; fetched when missing),
 #              CWTEXT (default: this checkout's release build).
 # Writes benches/results/mbox-YYYY-MM-DD.md and prints it.
@@ -12,6 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 CORPORA=${CORPORA:-$HOME/.cache/cwtext-corpora}
 RUNS=${1:-5}
+REPEAT=${REPEAT:-1}
 # shellcheck source=../common.sh
 source "$HERE/../common.sh"
 ensure_cwtext
@@ -19,9 +22,10 @@ ensure_cwtext
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/files" "$WORK/mbox"
-python3 - "$CORPORA/spamassassin/binary" "$WORK" <<'PY'
+python3 - "$CORPORA/spamassassin/binary" "$WORK" "$REPEAT" <<'PY'
 import os, sys
-src, work = sys.argv[1:]
+src, work, repeat = sys.argv[1:]
+repeat = int(repeat)
 for label in sorted(os.listdir(src)):
     os.makedirs(os.path.join(work, "files", label))
     with open(os.path.join(work, "mbox", label), "wb") as out:
@@ -30,11 +34,13 @@ for label in sorted(os.listdir(src)):
             # Both corpora hold the same bytes: a message without a separator gets one in both.
             if not data.startswith(b"From "):
                 data = b"From bench@example.com  Sat Jan  3 01:05:34 2004\n" + data
-            open(os.path.join(work, "files", label, name), "wb").write(data)
             sep, _, body = data.partition(b"\n")
             lines = [b">" + l if l.lstrip(b">").startswith(b"From ") else l for l in body.split(b"\n")]
             body = b"\n".join(lines)
-            out.write(sep + b"\n" + body + (b"" if body.endswith(b"\n") else b"\n") + b"\n")
+            for r in range(repeat):
+                copy = name if r == 0 else f"{name}-{r}"
+                open(os.path.join(work, "files", label, copy), "wb").write(data)
+                out.write(sep + b"\n" + body + (b"" if body.endswith(b"\n") else b"\n") + b"\n")
 PY
 FIXED=(--stopwords english --eta 0.99 -q)
 tf=() tm=()
@@ -49,7 +55,7 @@ docs_m=$("$CWTEXT" inspect "$WORK/m.cwm" --format json | python3 -c 'import json
 {
   echo "# Training from mbox files against the same messages as files ($(date +%F))"
   echo
-  echo "The SpamAssassin ham and spam folders ($(find "$WORK/files" -type f | wc -l) messages, $(du -sh "$WORK/mbox" | cut -f1) as two mboxrd files);"
+  echo "The SpamAssassin ham and spam folders ($(find "$WORK/files" -type f | wc -l) messages$([ "$REPEAT" -gt 1 ] && echo ", each of the 6,046 $REPEAT times"), $(du -sh "$WORK/mbox" | cut -f1) as two mboxrd files);"
   echo "\`train ${FIXED[*]}\`, whole-process wall time, median of $RUNS alternating pairs on $(nproc) cores"
   echo "($(uname -m)); ratio = median of the pairwise ratios. \`bash benches/mbox/run.sh\`."
   echo
@@ -65,4 +71,4 @@ print(f"| mbox, `ROOT/<label>` (one file each) | {dm} | {statistics.median(tm):.
 PY
   echo
   echo "Target (issue 19): from mbox at least 80% of the speed of files."
-} | tee "$ROOT/benches/results/mbox-$(date +%F).md"
+} | tee "$ROOT/benches/results/mbox-$(date +%F)$([ "$REPEAT" -gt 1 ] && echo "-x$REPEAT").md"
