@@ -31,6 +31,10 @@ pub enum Error {
     /// A corpus directory that cannot be trained or evaluated on.
     #[error("{}: {message}", path.display())]
     Corpus { path: PathBuf, message: String },
+    /// The feature cache of `train` could not be written or read (a full disk, an unwritable
+    /// directory, a damaged file).
+    #[error("{}: feature cache: {message}", path.display())]
+    FeatureCache { path: PathBuf, message: String },
     /// A search archive (`label --index`, `search`) that cannot be used.
     #[error("{}: {kind}", path.display())]
     Archive { path: PathBuf, kind: ArchiveError },

@@ -39,7 +39,7 @@ impl Ui {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
-                "{msg:>12} [{bar:30}] {human_pos}/{human_len} (eta {eta})",
+                "{msg:>12} [{bar:30}] {human_pos}/{human_len} {per_sec} (eta {eta})",
             )
             .expect("the template is valid")
             .progress_chars("=> "),

@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
+use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
 use cwtext::jobs::plan::{ClusterRequest, TrainOutcome, TrainPlan, TrainRequest};
 use cwtext::learn::learner::{Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind};
 use cwtext::model::WeightEncoding;
@@ -225,6 +226,17 @@ pub struct TrainArgs {
     #[arg(long, value_name = "N", num_args = 0..=1,
           default_missing_value = "3", conflicts_with = "cluster")]
     pub keep_vocabulary: Option<usize>,
+    /// Keep the featurised corpus in cache files in DIR (one per pipeline tried) and use them
+    /// again in later runs on the same corpus and pipeline; a cache that no longer matches (a
+    /// file added, changed or removed, another pipeline) is made again.
+    #[arg(long, value_name = "DIR", help_heading = "Memory")]
+    pub cache: Option<PathBuf>,
+    /// Hold the featurised corpus in memory up to this many MB, then in a temporary cache file
+    /// on disk (in TMPDIR, removed when cwtext ends however it ends); 0: always on disk. The
+    /// model is the same either way.
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_BUDGET >> 20,
+          help_heading = "Memory")]
+    pub memory_budget: u64,
 }
 
 #[cfg(feature = "cluster")]
@@ -311,6 +323,10 @@ impl TrainArgs {
                 hostfile: self.hostfile.clone(),
             }),
             keep_vocabulary: self.keep_vocabulary,
+            cache: CacheSettings {
+                memory_budget: self.memory_budget.saturating_mul(1 << 20),
+                dir: self.cache.clone(),
+            },
         }
     }
 }
@@ -358,6 +374,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         learn_time,
         passes,
         continued,
+        cache,
     } = trained;
     let outcome = super::common::report_skipped(ui, &skipped);
     let lock = cwtext::integrations::lock::ModelLock::acquire(&args.output)?;
@@ -419,6 +436,19 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             cwtext::jobs::train::MIN_CALIBRATION_DOCUMENTS
         )),
         None => {}
+    }
+    for c in &cache {
+        let how = match (c.kept, c.reused) {
+            (true, true) => "made by an earlier run, kept",
+            (true, false) => "kept for later runs",
+            (false, _) => "a temporary file, removed",
+        };
+        ui.info(format!(
+            "feature cache: {:.1} MB for {} documents in {} ({how})",
+            c.bytes as f64 / 1e6,
+            c.documents,
+            c.path.display()
+        ));
     }
     ui.info(format!("model size {:.1} MB", size as f64 / 1e6));
     Ok(outcome)

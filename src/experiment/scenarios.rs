@@ -363,7 +363,7 @@ fn train_model(
                 x: d.x,
             })
             .collect();
-        fill_rehearsal(&mut model, &examples, rehearsal);
+        fill_rehearsal(&mut model, &examples, rehearsal)?;
     }
     Ok(model)
 }

@@ -1,7 +1,8 @@
 //! Fitting the probability scale of a trained learner on held-out examples (the step of
 //! `train` that calibrates; the fit itself is [`crate::learn::calibration`]).
 
-use crate::jobs::trainer::Example;
+use crate::error::Result;
+use crate::jobs::examples::ExampleSource;
 use crate::learn::learner::{DiagonalLearner, Learner};
 use crate::model::CalibrationInfo;
 
@@ -40,23 +41,29 @@ pub const SHRINKAGE_SAMPLE: usize = 500;
 /// The fewest held-out documents the probability scale is fitted on.
 pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;
 
-/// Fits the probability scale of `learner` on held-out examples.
-pub fn fit_probability_scale(learner: &DiagonalLearner, held_out: &[&Example]) -> CalibrationFit {
+/// Fits the probability scale of `learner` on held-out examples (in memory or a cache file).
+pub fn fit_probability_scale<S: ExampleSource + ?Sized>(
+    learner: &DiagonalLearner,
+    held_out: &S,
+) -> Result<CalibrationFit> {
     // The sample the fit would take anyway, before the score Gaussians (a random access into
     // the weight table per feature and label: the costliest part of calibrating).
-    let documents: Vec<_> = crate::learn::calibration::fit_sample(held_out)
-        .iter()
-        .map(|e| (learner.score_gaussians(&e.x), e.label))
-        .collect();
+    let mut reader = held_out.reader();
+    let documents = crate::learn::calibration::fit_sample_indices(held_out.len())
+        .map(|i| {
+            let e = reader.get(i)?;
+            Ok((learner.score_gaussians(&e.x), e.label))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let fit = crate::learn::calibration::fit_scale(
         &documents,
         crate::learn::calibration::Objective::Brier,
     );
-    CalibrationFit {
+    Ok(CalibrationFit {
         scale: fit.scale,
         variance_shrinkage: 1.0,
         held_out: fit.documents,
         brier_before: fit.before,
         brier_after: fit.after,
-    }
+    })
 }

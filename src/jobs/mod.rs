@@ -5,7 +5,9 @@
 //! [`corpus`] scans a folder per label; [`train`] featurises a corpus, chooses settings and
 //! trains (with its settings validated once into a [`plan::TrainPlan`], the only way in) on
 //! [`trainer`] (the epochs, shards and the model a trainer makes) and [`calibrate`] (the
-//! probability scale); `cluster` trains across processes (cargo feature `cluster`); [`tune`]
+//! probability scale), reading the featurised examples through [`examples::ExampleSource`] from
+//! memory or from [`feature_cache`] (a compact file on disk, for corpora larger than memory);
+//! `cluster` trains across processes (cargo feature `cluster`); [`tune`]
 //! searches settings (checked once into a [`tune::TunePlan`]); [`online`] applies corrections;
 //! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
 //! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
@@ -27,7 +29,9 @@ pub mod cluster;
 pub mod corpus;
 pub mod decisions;
 pub mod deliver;
+pub mod examples;
 pub mod explain;
+pub mod feature_cache;
 pub mod filter;
 pub mod label;
 pub mod metrics;

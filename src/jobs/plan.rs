@@ -14,8 +14,8 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::train::{
-    check_epochs, train_corpus, train_vocabulary, Choose, Sharding, TrainSettings, Trained,
-    ALTERNATIVE_ETA,
+    check_epochs, train_corpus, train_vocabulary, CacheSettings, Choose, Sharding, TrainSettings,
+    Trained, ALTERNATIVE_ETA,
 };
 use crate::learn::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
 use crate::model::{LearnerConfig, Model, WeightEncoding};
@@ -87,6 +87,9 @@ pub struct TrainRequest {
     pub cluster: Option<ClusterRequest>,
     /// Keep the texts behind each bucket, this many per bucket.
     pub keep_vocabulary: Option<usize>,
+    /// Where the featurised corpus is kept while training: memory up to a budget, then a
+    /// temporary cache file, or a cache directory kept across runs.
+    pub cache: CacheSettings,
 }
 
 /// `train --cluster`: this process's place among the processes.
@@ -137,6 +140,7 @@ impl Default for TrainRequest {
             resume: None,
             cluster: None,
             keep_vocabulary: None,
+            cache: CacheSettings::default(),
         }
     }
 }
@@ -150,6 +154,7 @@ pub struct TrainPlan {
     cluster: Option<ClusterRequest>,
     keep_vocabulary: Option<usize>,
     resume: Option<PathBuf>,
+    cache: CacheSettings,
 }
 
 fn invalid(message: String) -> Error {
@@ -274,6 +279,7 @@ impl TrainRequest {
             cluster: self.cluster.clone(),
             keep_vocabulary: self.keep_vocabulary,
             resume: self.resume.clone(),
+            cache: self.cache.clone(),
         })
     }
 
@@ -430,12 +436,21 @@ impl TrainPlan {
             cluster: None,
             keep_vocabulary: None,
             resume: None,
+            cache: CacheSettings::default(),
         })
     }
 
     /// The settings the run trains with.
     pub fn settings(&self) -> &TrainSettings {
         &self.settings
+    }
+
+    /// Where the run keeps the featurised corpus (by default: memory up to
+    /// [`crate::jobs::feature_cache::DEFAULT_MEMORY_BUDGET`], then a temporary file); the same
+    /// model either way.
+    pub fn with_cache(mut self, cache: CacheSettings) -> Self {
+        self.cache = cache;
+        self
     }
 
     /// The subword vocabulary the run trains first, if any.
@@ -516,7 +531,14 @@ impl TrainPlan {
             ));
         }
         self.train_vocabulary(corpus, notes)?;
-        let mut trained = train_corpus(corpus, &self.settings, start, progress)?;
+        let mut trained = train_corpus(
+            corpus,
+            &self.settings,
+            start,
+            &self.cache,
+            progress,
+            &mut *notes,
+        )?;
         let kept = match (start, &self.resume) {
             (Some(m), Some(path)) => m.vocabulary().map_err(|kind| Error::Model {
                 path: path.clone(),

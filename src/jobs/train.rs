@@ -3,14 +3,20 @@
 //! (`train_corpus`, which runs the checked settings of a [`crate::jobs::plan::TrainPlan`]: a
 //! library caller trains through [`TrainPlan::train`](crate::jobs::plan::TrainPlan::train)).
 //! Holding the sparse vectors instead of the texts keeps memory small and makes later epochs
-//! cheap. The epochs themselves are [`crate::jobs::trainer`]'s, the probability scale's fit
+//! cheap; past a memory budget they are held in a cache file on disk
+//! ([`crate::jobs::feature_cache`]), which gives the same model. The epochs themselves are [`crate::jobs::trainer`]'s, the probability scale's fit
 //! [`crate::jobs::calibrate`]'s (both re-exported here).
+
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::jobs::corpus::{held_out, shard_of, LabelledCorpus};
+use crate::jobs::examples::{for_each, ExampleSource, Subset};
+pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
+use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{Model, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
@@ -148,25 +154,53 @@ pub fn accuracy_and_macro_f1(
     examples: &[&Example],
     labels: usize,
 ) -> (f64, f64) {
-    let mut counts = vec![(0usize, 0usize, 0usize); labels]; // (true positives, predicted, actual)
-    let mut right = 0;
+    let mut score = Score::new(labels);
     for (e, &predicted) in examples.iter().zip(predictions) {
-        right += usize::from(predicted == e.label);
-        counts[predicted].1 += 1;
-        counts[e.label].2 += 1;
-        if predicted == e.label {
-            counts[predicted].0 += 1;
+        score.add(predicted, e.label);
+    }
+    score.accuracy_and_macro_f1()
+}
+
+/// Counts of predictions against the truth, for [`accuracy_and_macro_f1`] one document at a
+/// time.
+struct Score {
+    /// Per label: (true positives, predicted, actual).
+    counts: Vec<(usize, usize, usize)>,
+    right: usize,
+    total: usize,
+}
+
+impl Score {
+    fn new(labels: usize) -> Self {
+        Score {
+            counts: vec![(0, 0, 0); labels],
+            right: 0,
+            total: 0,
         }
     }
-    let present: Vec<f64> = counts
-        .iter()
-        .filter(|c| c.1 + c.2 > 0)
-        .map(|&(tp, predicted, actual)| 2.0 * tp as f64 / (predicted + actual) as f64)
-        .collect();
-    (
-        right as f64 / examples.len().max(1) as f64,
-        present.iter().sum::<f64>() / present.len().max(1) as f64,
-    )
+
+    fn add(&mut self, predicted: usize, truth: usize) {
+        self.right += usize::from(predicted == truth);
+        self.total += 1;
+        self.counts[predicted].1 += 1;
+        self.counts[truth].2 += 1;
+        if predicted == truth {
+            self.counts[predicted].0 += 1;
+        }
+    }
+
+    fn accuracy_and_macro_f1(&self) -> (f64, f64) {
+        let present: Vec<f64> = self
+            .counts
+            .iter()
+            .filter(|c| c.1 + c.2 > 0)
+            .map(|&(tp, predicted, actual)| 2.0 * tp as f64 / (predicted + actual) as f64)
+            .collect();
+        (
+            self.right as f64 / self.total.max(1) as f64,
+            present.iter().sum::<f64>() / present.len().max(1) as f64,
+        )
+    }
 }
 
 /// What training a corpus ([`TrainPlan::train`](crate::jobs::plan::TrainPlan::train))
@@ -191,12 +225,16 @@ pub struct Trained {
     /// When the final model continued the four-fifths model: its epochs on the four fifths and
     /// then on every document.
     pub continued: Option<(usize, usize)>,
+    /// The feature cache files the examples were read from, one per pipeline kept on disk
+    /// (empty when the corpus stayed in memory).
+    pub cache: Vec<CacheReport>,
 }
 
 /// Featurises a corpus and trains on it.
 ///
 /// 1. The corpus is read once and featurised by every distinct pipeline among the candidates
-///    ([`TrainSettings::candidates`]).
+///    ([`TrainSettings::candidates`]), into memory or a cache file on disk ([`CacheSettings`]:
+///    both give the same model).
 /// 2. With more than one candidate, each is trained on the four fifths outside the held-out
 ///    fifth ([`held_out`]), in parallel, and scored on the held-out fifth; the most accurate
 ///    wins (the first on ties).
@@ -208,7 +246,9 @@ pub(crate) fn train_corpus(
     corpus: &LabelledCorpus,
     settings: &TrainSettings,
     start: Option<&Model>,
+    cache: &CacheSettings,
     progress: &dyn Progress,
+    notes: &mut dyn FnMut(String),
 ) -> Result<Trained> {
     let started = std::time::Instant::now();
     let mut candidates = settings.candidates()?;
@@ -218,23 +258,13 @@ pub(crate) fn train_corpus(
             pipelines.push(c.pipeline.clone());
         }
     }
-    let mut featurised = featurize_corpus_many(corpus, &pipelines, progress)?;
-    let featurize_time = started.elapsed();
-    // A pipeline that leaves no document with words (a corpus of stop words under the list)
-    // cannot be chosen.
-    candidates.retain(|c| {
-        let p = pipelines.iter().position(|p| *p == c.pipeline);
-        p.is_some_and(|p| !featurised[p].0.is_empty())
-    });
-    if candidates.is_empty() {
-        return Err(Error::InvalidSetting(format!(
-            "none of the {} files could be read as a document with words",
-            corpus.files.len()
-        )));
-    }
-    // Continuing a model: its labels first, the corpus's new ones after.
-    let labels = match start {
-        None => corpus.labels.clone(),
+    // Continuing a model: its labels first, the corpus's new ones after; the examples carry
+    // their label's number among these.
+    let (labels, label_map) = match start {
+        None => (
+            corpus.labels.clone(),
+            (0..corpus.labels.len()).collect::<Vec<usize>>(),
+        ),
         Some(model) => {
             let mut labels = model.labels().to_vec();
             let map: Vec<usize> = corpus
@@ -242,48 +272,52 @@ pub(crate) fn train_corpus(
                 .iter()
                 .map(|l| crate::model::index_or_push(&mut labels, l))
                 .collect();
-            for (examples, _) in &mut featurised {
-                examples.iter_mut().for_each(|e| e.label = map[e.label]);
-            }
-            labels
+            (labels, map)
         }
     };
+    let featurised = featurize_cached(corpus, &pipelines, &label_map, cache, progress, notes)?;
+    let featurize_time = started.elapsed();
+    let (featurised, mut skipped_of): (Vec<Featurised>, Vec<Vec<Error>>) =
+        featurised.into_iter().unzip();
+    let cache_reports: Vec<CacheReport> = featurised.iter().filter_map(|f| f.report()).collect();
+    // A pipeline that leaves no document with words (a corpus of stop words under the list)
+    // cannot be chosen.
+    candidates.retain(|c| {
+        let p = pipelines.iter().position(|p| *p == c.pipeline);
+        p.is_some_and(|p| !featurised[p].is_empty())
+    });
+    if candidates.is_empty() {
+        return Err(Error::InvalidSetting(format!(
+            "none of the {} files could be read as a document with words",
+            corpus.files.len()
+        )));
+    }
     let n = settings.sharding.shards;
     let shard = |e: &Example| shard_of(&corpus.root, &corpus.files[e.file].0, n);
     let is_held = |e: &Example| held_out(&corpus.root, &corpus.files[e.file].0);
-    let examples_of = |c: &Candidate| {
-        let p = pipelines
+    let pipeline_of = |c: &Candidate| {
+        pipelines
             .iter()
             .position(|p| *p == c.pipeline)
-            .expect("every candidate's pipeline was featurised");
-        &featurised[p].0
+            .expect("every candidate's pipeline was featurised")
     };
+    let examples_of = |c: &Candidate| &featurised[pipeline_of(c)];
     let settings_of = |c: &Candidate| TrainSettings {
         pipeline: c.pipeline.clone(),
         learner: c.learner.clone(),
         ..settings.clone()
     };
-    let held_count = featurised[0].0.iter().filter(|e| is_held(e)).count();
-    let kept_count = featurised[0].0.len() - held_count;
+    // Each pipeline's four fifths and held-out fifth, by index into its examples.
+    type Part<'a> = Subset<'a, Featurised>;
+    let parts: Vec<(Part, Part)> = featurised
+        .iter()
+        .map(|examples| Subset::split(examples, &is_held))
+        .collect::<Result<_>>()?;
+    let held_count = parts[0].1.len();
+    let kept_count = parts[0].0.len();
     let choose = candidates.len() > 1 && held_count >= MIN_SELECTION_DOCUMENTS && kept_count > 0;
     let calibrate = settings.calibrate && held_count >= MIN_CALIBRATION_DOCUMENTS && kept_count > 0;
-    // Each pipeline's four fifths (copied once: they are trained on) and held-out fifth, when
-    // the choice or calibration needs them.
-    let parts: Vec<(Vec<Example>, Vec<&Example>)> = if choose || calibrate {
-        featurised
-            .iter()
-            .map(|(examples, _)| split_held(examples, &is_held))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let parts_of = |c: &Candidate| {
-        let p = pipelines
-            .iter()
-            .position(|p| *p == c.pipeline)
-            .expect("every candidate's pipeline was featurised");
-        &parts[p]
-    };
+    let parts_of = |c: &Candidate| &parts[pipeline_of(c)];
     let hidden = NoProgress;
     let mut passes = 0;
     let sharded = settings.sharding.shards > 1;
@@ -299,7 +333,7 @@ pub(crate) fn train_corpus(
     } else {
         SELECTION_EPOCHS.min(settings.epochs)
     };
-    let train_kept = |c: &Candidate, kept: &[Example], epochs: usize| -> Result<Partial> {
+    let train_kept = |c: &Candidate, kept: &Part, epochs: usize| -> Result<Partial> {
         let s = settings_of(c);
         if sharded {
             let model = train_examples(kept, labels.clone(), &s, start, &shard, &hidden)?;
@@ -308,7 +342,7 @@ pub(crate) fn train_corpus(
         check_epochs(s.epochs)?;
         let mut trainer = start_trainer(&s, labels.len(), start)?;
         for _ in 0..epochs {
-            trainer.epoch(kept, &hidden);
+            trainer.epoch_over(kept, &hidden)?;
         }
         Ok(Partial::Trainer(Box::new(trainer)))
     };
@@ -332,18 +366,15 @@ pub(crate) fn train_corpus(
                     let (kept, held) = parts_of(c);
                     let trained = train_kept(c, kept, select_epochs)?;
                     let learner = predictor_of(&trained);
-                    let predictions: Vec<usize> = held
-                        .iter()
-                        .map(|e| crate::learn::learner::argmax(&learner.scores(&e.x)))
-                        .collect();
+                    let mut score = Score::new(labels.len());
+                    let mut right = Vec::with_capacity(held.len());
+                    for_each(held, |_, e| {
+                        let predicted = crate::learn::learner::argmax(&learner.scores(&e.x));
+                        score.add(predicted, e.label);
+                        right.push(predicted == e.label);
+                    })?;
                     drop(learner);
-                    let (accuracy, macro_f1) =
-                        accuracy_and_macro_f1(&predictions, held, labels.len());
-                    let right = held
-                        .iter()
-                        .zip(&predictions)
-                        .map(|(e, &p)| p == e.label)
-                        .collect();
+                    let (accuracy, macro_f1) = score.accuracy_and_macro_f1();
                     let trial = SelectionTrial {
                         setting: c.name.clone(),
                         accuracy,
@@ -376,7 +407,7 @@ pub(crate) fn train_corpus(
             if let Some(Partial::Trainer(trainer)) = &mut partial {
                 let (kept, _) = parts_of(&candidates[chosen]);
                 for _ in select_epochs..settings.epochs {
-                    trainer.epoch(kept, &hidden);
+                    trainer.epoch_over(kept, &hidden)?;
                 }
                 passes += settings.epochs - select_epochs;
             }
@@ -409,47 +440,51 @@ pub(crate) fn train_corpus(
         )
     };
     let mut continued = None;
+    // The documents the variance shrinkage is measured on: the first outside the held-out fifth.
+    let shrinkage_sample: Vec<FeatureVector> = if calibrate {
+        let (kept, _) = parts_of(winner);
+        let mut reader = kept.reader();
+        (0..kept.len().min(SHRINKAGE_SAMPLE))
+            .map(|i| Ok(reader.get(i)?.x.clone()))
+            .collect::<Result<_>>()?
+    } else {
+        Vec::new()
+    };
     // The fit on the held-out fifth with a four-fifths learner, and that learner's summed score
     // variance on the shrinkage sample (compared with the final model's below).
-    let shrinkage_sample = || {
-        examples
-            .iter()
-            .filter(|e| !is_held(e))
-            .take(SHRINKAGE_SAMPLE)
-            .map(|e| &e.x)
-    };
-    let early_fit = |learner: &DiagonalLearner| {
-        calibrate.then(|| {
-            let (_, held) = parts_of(winner);
-            let fit = fit_probability_scale(learner, held);
-            let before = crate::learn::calibration::summed_variance(
-                &|x| learner.score_gaussians(x),
-                shrinkage_sample(),
-            );
-            (fit, before)
-        })
+    let early_fit = |learner: &DiagonalLearner| -> Result<_> {
+        if !calibrate {
+            return Ok(None);
+        }
+        let (_, held) = parts_of(winner);
+        let fit = fit_probability_scale(learner, held)?;
+        let before = crate::learn::calibration::summed_variance(
+            &|x| learner.score_gaussians(x),
+            shrinkage_sample.iter(),
+        );
+        Ok(Some((fit, before)))
     };
     let (model, early) = match partial {
         // The four-fifths trainer goes on over every document: FINISH_EPOCHS more epochs instead
         // of a second training from the prior.
         Some(Partial::Trainer(mut trainer)) => {
             // Fitted before the trainer goes on, so that its weights need no copy.
-            let early = early_fit(&trainer.predictor());
+            let early = early_fit(&trainer.predictor())?;
             let finish = FINISH_EPOCHS.min(settings.epochs);
             progress.set_length((examples.len() * finish) as u64);
             progress.set_position(0);
             for epoch in 0..finish {
                 progress.set_message(&format!("epoch {}/{finish} on every document", epoch + 1));
-                trainer.epoch(examples, progress);
+                trainer.epoch_over(examples, progress)?;
             }
             passes += finish;
             continued = Some((settings.epochs, finish));
-            let model = finish_model(*trainer, examples, labels.clone(), &winner_settings, start);
+            let model = finish_model(*trainer, examples, labels.clone(), &winner_settings, start)?;
             (model, early)
         }
         Some(Partial::Model(partial)) => {
             passes += settings.epochs;
-            (train_all(progress)?, early_fit(&partial.learner))
+            (train_all(progress)?, early_fit(&partial.learner)?)
         }
         None if calibrate => {
             // Sharded: the four-fifths model beside the final one.
@@ -468,7 +503,7 @@ pub(crate) fn train_corpus(
                     )
                 },
             );
-            (model?, early_fit(&partial?.learner))
+            (model?, early_fit(&partial?.learner)?)
         }
         None => {
             passes += settings.epochs;
@@ -480,7 +515,7 @@ pub(crate) fn train_corpus(
         // The shipped model saw the held-out fifth too and is surer: keep the spread.
         let after = crate::learn::calibration::summed_variance(
             &|x| model.learner.score_gaussians(x),
-            shrinkage_sample(),
+            shrinkage_sample.iter(),
         );
         fit.variance_shrinkage = crate::learn::calibration::shrinkage_ratio(before, after);
         fit.scale /= fit.variance_shrinkage;
@@ -491,14 +526,8 @@ pub(crate) fn train_corpus(
         &mut model,
         examples,
         crate::learn::rehearsal::DEFAULT_CAPACITY,
-    );
-    let skipped = std::mem::take(
-        &mut featurised[pipelines
-            .iter()
-            .position(|p| *p == winner.pipeline)
-            .expect("featurised")]
-        .1,
-    );
+    )?;
+    let skipped = std::mem::take(&mut skipped_of[pipeline_of(winner)]);
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();
     if let Some(fit) = fit {
@@ -515,6 +544,7 @@ pub(crate) fn train_corpus(
         learn_time: started.elapsed() - featurize_time,
         passes,
         continued,
+        cache: cache_reports,
     })
 }
 
@@ -535,74 +565,211 @@ pub fn clearly_better(right: &[bool], base: &[bool]) -> bool {
     gain > ((only_candidate + only_base) as f64).sqrt()
 }
 
-/// The examples outside the held-out fifth (copied: they are trained on) and those in it.
-fn split_held<'a>(
-    examples: &'a [Example],
-    is_held: &dyn Fn(&Example) -> bool,
-) -> (Vec<Example>, Vec<&'a Example>) {
-    let (held, kept): (Vec<&Example>, Vec<&Example>) = examples.iter().partition(|e| is_held(e));
-    (kept.into_iter().cloned().collect(), held)
-}
-
 /// Featurises a labelled corpus once per pipeline, reading each file once; per-file problems
 /// are returned as skipped errors, per pipeline (a document of stop words only has words
-/// without the list and none with it).
+/// without the list and none with it). The examples are held in memory; `train` keeps them
+/// on disk past a budget ([`CacheSettings`]).
 pub fn featurize_corpus_many(
     corpus: &LabelledCorpus,
     configs: &[PipelineConfig],
     progress: &dyn Progress,
 ) -> Result<Vec<(Vec<Example>, Vec<Error>)>> {
+    let labels: Vec<usize> = (0..corpus.labels.len()).collect();
+    let stores = configs
+        .iter()
+        .map(|_| Store::Memory(Vec::new(), 0))
+        .collect();
+    let done = featurize_into(corpus, configs, &labels, stores, &mut |_| false, progress)?;
+    Ok(done
+        .into_iter()
+        .map(|(examples, skipped)| (examples.into_memory().expect("in memory"), skipped))
+        .collect())
+}
+
+/// Documents featurised at a time: the results of one chunk are held before they are stored in
+/// corpus order (4,096 mail-sized documents: about 13 MB per pipeline).
+const FEATURIZE_CHUNK: usize = 4096;
+
+/// Featurises every document of `corpus` with each pipeline into its store, in corpus order,
+/// each file read once; after every chunk, `spill` is asked whether the examples held in memory
+/// (their estimated bytes) should go to disk, and the stores held in memory are then moved into
+/// temporary cache files in the system's temporary directory.
+fn featurize_into(
+    corpus: &LabelledCorpus,
+    configs: &[PipelineConfig],
+    labels: &[usize],
+    mut stores: Vec<Store>,
+    spill: &mut dyn FnMut(u64) -> bool,
+    progress: &dyn Progress,
+) -> Result<Vec<(Featurised, Vec<Error>)>> {
     for config in configs {
         Pipeline::new(config)?;
     }
     progress.set_length(corpus.files.len() as u64);
     progress.set_position(0);
     progress.set_message("reading");
-    let results: Vec<Vec<Result<FeatureVector>>> = corpus
-        .files
-        .par_iter()
-        .map_init(
-            || {
-                configs
-                    .iter()
-                    .map(|c| Pipeline::new(c).expect("validated above"))
-                    .collect::<Vec<_>>()
-            },
-            |pipelines, (source, _)| {
-                let out = match source.read(configs[0].input_limits()) {
-                    Ok(doc) => pipelines
-                        .iter_mut()
-                        .map(|p| featurize_document(p, &doc, &source.name()))
-                        .collect(),
-                    // The same problem for every pipeline; one that stops the run stops it once.
-                    Err(e) => {
-                        let copies: Vec<Result<FeatureVector>> = (1..pipelines.len())
-                            .filter_map(|_| e.duplicate().map(Err))
-                            .collect();
-                        std::iter::once(Err(e)).chain(copies).collect()
+    // Built pipelines kept from chunk to chunk (each keeps a token cache).
+    let pool: Mutex<Vec<Vec<Pipeline>>> = Mutex::new(Vec::new());
+    struct Pooled<'a> {
+        pool: &'a Mutex<Vec<Vec<Pipeline>>>,
+        pipelines: Vec<Pipeline>,
+    }
+    impl Drop for Pooled<'_> {
+        fn drop(&mut self) {
+            let pipelines = std::mem::take(&mut self.pipelines);
+            self.pool.lock().expect("not poisoned").push(pipelines);
+        }
+    }
+    let mut skipped: Vec<Vec<Error>> = configs.iter().map(|_| Vec::new()).collect();
+    for (c, chunk) in corpus.files.chunks(FEATURIZE_CHUNK).enumerate() {
+        let results: Vec<Vec<Result<FeatureVector>>> = chunk
+            .par_iter()
+            .map_init(
+                || {
+                    let pooled = pool.lock().expect("not poisoned").pop();
+                    Pooled {
+                        pool: &pool,
+                        pipelines: pooled.unwrap_or_else(|| {
+                            configs
+                                .iter()
+                                .map(|c| Pipeline::new(c).expect("validated above"))
+                                .collect()
+                        }),
                     }
-                };
-                progress.inc(1);
-                out
-            },
-        )
-        .collect();
-    let mut out: Vec<(Vec<Example>, Vec<Error>)> = configs
-        .iter()
-        .map(|_| (Vec::with_capacity(results.len()), Vec::new()))
-        .collect();
-    for (file, (per_pipeline, (_, label))) in results.into_iter().zip(&corpus.files).enumerate() {
-        for (result, (examples, skipped)) in per_pipeline.into_iter().zip(out.iter_mut()) {
-            match result {
-                Ok(x) => examples.push(Example {
-                    x,
-                    label: *label,
-                    file,
-                }),
-                Err(e) if e.is_skippable() => skipped.push(e),
-                Err(e) => return Err(e),
+                },
+                |pooled, (source, _)| {
+                    let pipelines = &mut pooled.pipelines;
+                    let out = match source.read(configs[0].input_limits()) {
+                        Ok(doc) => pipelines
+                            .iter_mut()
+                            .map(|p| featurize_document(p, &doc, &source.name()))
+                            .collect(),
+                        // The same problem for every pipeline; one that stops the run stops it
+                        // once.
+                        Err(e) => {
+                            let copies: Vec<Result<FeatureVector>> = (1..pipelines.len())
+                                .filter_map(|_| e.duplicate().map(Err))
+                                .collect();
+                            std::iter::once(Err(e)).chain(copies).collect()
+                        }
+                    };
+                    progress.inc(1);
+                    out
+                },
+            )
+            .collect();
+        for (k, (per_pipeline, (_, label))) in results.into_iter().zip(chunk).enumerate() {
+            let file = c * FEATURIZE_CHUNK + k;
+            for ((result, store), skipped) in per_pipeline
+                .into_iter()
+                .zip(stores.iter_mut())
+                .zip(skipped.iter_mut())
+            {
+                match result {
+                    Ok(x) => store.push(Example {
+                        x,
+                        label: labels[*label],
+                        file,
+                    })?,
+                    Err(e) if e.is_skippable() => skipped.push(e),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        if spill(stores.iter().map(Store::memory).sum()) {
+            let dir = std::env::temp_dir();
+            for (store, config) in stores.iter_mut().zip(configs) {
+                if store.memory() > 0 {
+                    store.spill(CacheWriter::temporary(&dir, "", config.dimension())?)?;
+                }
             }
         }
     }
-    Ok(out)
+    stores
+        .into_iter()
+        .zip(skipped)
+        .map(|(store, skipped)| Ok((store.finish(&skipped)?, skipped)))
+        .collect()
+}
+
+/// Featurises a corpus for training where `cache` says: a kept cache file when one matches, in
+/// memory until the budget is passed, on disk from then on (or from the start).
+fn featurize_cached(
+    corpus: &LabelledCorpus,
+    configs: &[PipelineConfig],
+    labels: &[usize],
+    cache: &CacheSettings,
+    progress: &dyn Progress,
+    notes: &mut dyn FnMut(String),
+) -> Result<Vec<(Featurised, Vec<Error>)>> {
+    let mut done: Vec<Option<(Featurised, Vec<Error>)>> = configs.iter().map(|_| None).collect();
+    let mut stores = Vec::new();
+    let mut todo = Vec::new();
+    for (p, config) in configs.iter().enumerate() {
+        let store = match &cache.dir {
+            Some(dir) => {
+                let key = crate::jobs::feature_cache::cache_key(corpus, labels, config)?;
+                let path = dir.join(crate::jobs::feature_cache::file_name(config));
+                let found = if path.is_file() {
+                    DiskCache::open(&path, &key)
+                } else {
+                    Ok(None)
+                };
+                match found {
+                    Ok(Some((cache, skipped))) => {
+                        notes(format!(
+                            "using the feature cache {} ({} documents, made by an earlier run)",
+                            path.display(),
+                            cache.len()
+                        ));
+                        done[p] = Some((Featurised::Disk(cache), skipped));
+                        continue;
+                    }
+                    Ok(None) if !path.exists() => {}
+                    Ok(None) => notes(format!(
+                        "{}: the feature cache does not match the corpus or the pipeline (stale): featurising again",
+                        path.display()
+                    )),
+                    Err(e) => notes(format!("{e}: featurising again")),
+                }
+                Store::Disk(Box::new(CacheWriter::kept(
+                    &path,
+                    &key,
+                    config.dimension(),
+                )?))
+            }
+            None if cache.memory_budget == 0 => Store::Disk(Box::new(CacheWriter::temporary(
+                &std::env::temp_dir(),
+                "",
+                config.dimension(),
+            )?)),
+            None => Store::Memory(Vec::new(), 0),
+        };
+        stores.push(store);
+        todo.push(p);
+    }
+    if !todo.is_empty() {
+        let configs_todo: Vec<PipelineConfig> = todo.iter().map(|&p| configs[p].clone()).collect();
+        let budget = cache.memory_budget;
+        let mut spill = |bytes: u64| {
+            let over = bytes > budget;
+            if over {
+                notes(format!(
+                    "the featurised corpus passed the memory budget of {} MB: it goes on in a temporary cache file in {} (removed at the end)",
+                    budget >> 20,
+                    std::env::temp_dir().display()
+                ));
+            }
+            over
+        };
+        let featurised =
+            featurize_into(corpus, &configs_todo, labels, stores, &mut spill, progress)?;
+        for (p, f) in todo.into_iter().zip(featurised) {
+            done[p] = Some(f);
+        }
+    }
+    Ok(done
+        .into_iter()
+        .map(|d| d.expect("every pipeline featurised"))
+        .collect())
 }

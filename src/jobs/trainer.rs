@@ -9,7 +9,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::features::FeatureVector;
+pub use crate::jobs::examples::Example;
+use crate::jobs::examples::{for_each, ExampleSource, Subset};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
 use crate::progress::Progress;
@@ -87,27 +88,23 @@ impl Default for Sharding {
     }
 }
 
-/// One featurised training document.
-#[derive(Debug, Clone)]
-pub struct Example {
-    pub x: FeatureVector,
-    pub label: usize,
-    /// The index of its file in the corpus.
-    pub file: usize,
-}
-
 /// Gives a freshly trained `model` its rehearsal memory: up to `capacity` of each label's
 /// training `examples` (offered in the given order, which the corpus fixes), with the model's
 /// scores on them as references ([`crate::learn::rehearsal`]). `train` calls it on the final
 /// model.
-pub fn fill_rehearsal(model: &mut Model, examples: &[Example], capacity: usize) {
-    model.rehearsal = (capacity > 0).then(|| {
-        crate::learn::rehearsal::Rehearsal::from_examples(
-            capacity,
-            &model.learner,
-            examples.iter().map(|e| (e.label, &e.x)),
-        )
-    });
+pub fn fill_rehearsal<S: ExampleSource + ?Sized>(
+    model: &mut Model,
+    examples: &S,
+    capacity: usize,
+) -> Result<()> {
+    model.rehearsal = None;
+    if capacity > 0 {
+        let mut memory =
+            crate::learn::rehearsal::Rehearsal::new(capacity, model.learner.num_labels());
+        for_each(examples, |_, e| memory.offer(e.label, &e.x, &model.learner))?;
+        model.rehearsal = Some(memory);
+    }
+    Ok(())
 }
 
 /// The online learner over featurised examples, one epoch at a time, reshuffled each epoch from
@@ -115,7 +112,10 @@ pub fn fill_rehearsal(model: &mut Model, examples: &[Example], capacity: usize) 
 pub struct Trainer {
     learner: DiagonalLearner,
     rng: ChaCha8Rng,
-    order: Vec<usize>,
+    /// The order of the last epoch, shuffled again for the next one. u32 rather than usize:
+    /// the shuffle draws the same numbers whatever the element type (`rand`'s index sampling
+    /// depends on the length only), and a large corpus needs 4 bytes per document less.
+    order: Vec<u32>,
     epoch_accuracy: Vec<f64>,
 }
 
@@ -136,18 +136,38 @@ impl Trainer {
     /// One pass over `examples` in a fresh random order; returns the online (progressive)
     /// accuracy: predictions made before each update.
     pub fn epoch(&mut self, examples: &[Example], progress: &dyn Progress) -> f64 {
-        if self.order.len() != examples.len() {
-            self.order = (0..examples.len()).collect();
+        self.epoch_over(examples, progress)
+            .expect("examples in memory are always read")
+    }
+
+    /// [`Trainer::epoch`] over any source of examples (in memory or a cache file, the same
+    /// order either way); fails only when the source cannot be read.
+    pub fn epoch_over<S: ExampleSource + ?Sized>(
+        &mut self,
+        examples: &S,
+        progress: &dyn Progress,
+    ) -> Result<f64> {
+        let n = examples.len();
+        if self.order.len() != n {
+            let n = u32::try_from(n).map_err(|_| {
+                Error::InvalidSetting(format!(
+                    "{n} documents: training takes at most {} at once",
+                    u32::MAX
+                ))
+            })?;
+            self.order = (0..n).collect();
         }
         self.order.shuffle(&mut self.rng);
+        let mut reader = examples.reader();
         let mut mistakes = 0usize;
         for &i in &self.order {
-            mistakes += usize::from(self.learner.learn(&examples[i].x, examples[i].label));
+            let e = reader.get(i as usize)?;
+            mistakes += usize::from(self.learner.learn(&e.x, e.label));
             progress.inc(1);
         }
-        let accuracy = 1.0 - mistakes as f64 / examples.len().max(1) as f64;
+        let accuracy = 1.0 - mistakes as f64 / n.max(1) as f64;
         self.epoch_accuracy.push(accuracy);
-        accuracy
+        Ok(accuracy)
     }
 
     /// Continues training `learner` (e.g. a loaded model's), which must already know `labels`
@@ -189,21 +209,33 @@ impl Trainer {
 
     /// Ends training and wraps the learner in a model with its statistics.
     pub fn into_model(
-        mut self,
+        self,
         examples: &[Example],
         labels: Vec<String>,
         settings: &TrainSettings,
     ) -> Model {
+        self.into_model_over(examples, labels, settings)
+            .expect("examples in memory are always read")
+    }
+
+    /// [`Trainer::into_model`] over any source of examples (one pass to count labels and
+    /// features).
+    pub fn into_model_over<S: ExampleSource + ?Sized>(
+        mut self,
+        examples: &S,
+        labels: Vec<String>,
+        settings: &TrainSettings,
+    ) -> Result<Model> {
         self.learner.finish();
         let dimension = settings.pipeline.dimension();
         let mut label_documents = vec![0; labels.len()];
         let mut used = vec![false; dimension];
-        for e in examples {
+        for_each(examples, |_, e| {
             label_documents[e.label] += 1;
             e.x.indices().iter().for_each(|&j| used[j as usize] = true);
-        }
+        })?;
         let bias = usize::from(settings.pipeline.bias && !examples.is_empty());
-        Model {
+        Ok(Model {
             header: ModelHeader {
                 cwtext_version: env!("CARGO_PKG_VERSION").to_string(),
                 pipeline: settings.pipeline.clone(),
@@ -231,7 +263,7 @@ impl Trainer {
             vocabulary: None,
             file_crc: None,
             rehearsal: None,
-        }
+        })
     }
 }
 
@@ -249,8 +281,8 @@ pub fn check_epochs(epochs: usize) -> Result<()> {
 /// Trains a model on featurised examples, from `start` (a model to continue, whose labels come
 /// first in `labels`) or from the prior; in shards when the settings say so (`shard` gives each
 /// example's shard).
-pub(crate) fn train_examples(
-    examples: &[Example],
+pub(crate) fn train_examples<S: ExampleSource + ?Sized>(
+    examples: &S,
     labels: Vec<String>,
     settings: &TrainSettings,
     start: Option<&Model>,
@@ -271,9 +303,9 @@ pub(crate) fn train_examples(
     progress.set_position(0);
     for epoch in 0..settings.epochs {
         progress.set_message(&format!("epoch {}/{}", epoch + 1, settings.epochs));
-        trainer.epoch(examples, progress);
+        trainer.epoch_over(examples, progress)?;
     }
-    Ok(finish_model(trainer, examples, labels, settings, start))
+    finish_model(trainer, examples, labels, settings, start)
 }
 
 /// A trainer from the prior or from a model to continue, with every label of `labels`.
@@ -295,14 +327,14 @@ pub(crate) fn start_trainer(
 }
 
 /// The model of a finished trainer; a continued model keeps counting its documents.
-pub(crate) fn finish_model(
+pub(crate) fn finish_model<S: ExampleSource + ?Sized>(
     trainer: Trainer,
-    examples: &[Example],
+    examples: &S,
     labels: Vec<String>,
     settings: &TrainSettings,
     start: Option<&Model>,
-) -> Model {
-    let mut model = trainer.into_model(examples, labels, settings);
+) -> Result<Model> {
+    let mut model = trainer.into_model_over(examples, labels, settings)?;
     if let Some(previous) = start {
         let t = &mut model.header.training;
         let p = &previous.header.training;
@@ -315,13 +347,13 @@ pub(crate) fn finish_model(
         model.header.learner = previous.header.learner.clone();
         model.header.probability_scale = previous.header.probability_scale;
     }
-    model
+    Ok(model)
 }
 
 /// Trains one learner per shard, in parallel threads; returns the shard models. With mixing,
 /// after every epoch all shards continue from the KL merge of all of them.
-pub(crate) fn train_sharded(
-    examples: &[Example],
+pub(crate) fn train_sharded<S: ExampleSource + ?Sized>(
+    examples: &S,
     labels: &[String],
     settings: &TrainSettings,
     start: Option<&Model>,
@@ -329,10 +361,15 @@ pub(crate) fn train_sharded(
     progress: &dyn Progress,
 ) -> Result<Vec<Model>> {
     let n = settings.sharding.shards;
-    let mut parts: Vec<Vec<Example>> = vec![Vec::new(); n];
-    for e in examples {
-        parts[shard(e) % n].push(e.clone());
-    }
+    // Each shard's examples by index (in the source's order), not copies.
+    let mut indices: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for_each(examples, |i, e| {
+        indices[shard(e) % n].push(u32::try_from(i).expect("fewer than 2^32 documents"))
+    })?;
+    let parts: Vec<Subset<'_, S>> = indices
+        .into_iter()
+        .map(|i| Subset::new(examples, i))
+        .collect();
     if let Some(empty) = parts.iter().position(|p| p.is_empty()) {
         return Err(Error::InvalidSetting(format!(
             "shard {} of {n} has no documents: use fewer shards",
@@ -352,9 +389,11 @@ pub(crate) fn train_sharded(
     progress.set_position(0);
     for epoch in 0..settings.epochs {
         progress.set_message(&format!("epoch {}/{}", epoch + 1, settings.epochs));
-        trainers.par_iter_mut().zip(&parts).for_each(|(t, part)| {
-            t.epoch(part, progress);
-        });
+        trainers
+            .par_iter_mut()
+            .zip(&parts)
+            .map(|(t, part)| t.epoch_over(part, progress).map(|_| ()))
+            .collect::<Result<()>>()?;
         if settings.sharding.mix && epoch + 1 < settings.epochs {
             let inputs: Vec<_> = trainers
                 .iter()
@@ -373,9 +412,9 @@ pub(crate) fn train_sharded(
                 .for_each(|t| t.learner_mut().set_weights(mixed.clone()));
         }
     }
-    Ok(trainers
+    trainers
         .into_iter()
         .zip(&parts)
         .map(|(t, part)| finish_model(t, part, labels.to_vec(), settings, start))
-        .collect())
+        .collect()
 }

@@ -436,8 +436,15 @@ pub const MAX_FIT_DOCUMENTS: usize = 1000;
 /// At most [`MAX_FIT_DOCUMENTS`] of the documents, evenly spaced (every ⌈n/1000⌉-th from the
 /// first), so the sample is the same on every run and spread over the whole corpus order.
 pub fn fit_sample<T: Clone>(documents: &[T]) -> Vec<T> {
-    let step = documents.len().div_ceil(MAX_FIT_DOCUMENTS).max(1);
-    documents.iter().step_by(step).cloned().collect()
+    fit_sample_indices(documents.len())
+        .map(|i| documents[i].clone())
+        .collect()
+}
+
+/// The indices of [`fit_sample`] among `n` documents, for documents that are read one at a time.
+pub fn fit_sample_indices(n: usize) -> std::iter::StepBy<std::ops::Range<usize>> {
+    let step = n.div_ceil(MAX_FIT_DOCUMENTS).max(1);
+    (0..n).step_by(step)
 }
 
 /// The variance scale that minimises the objective on held-out documents: golden-section

@@ -15,6 +15,8 @@ mod cli;
 #[cfg(feature = "cli")]
 mod delivery;
 #[cfg(feature = "cli")]
+mod feature_cache;
+#[cfg(feature = "cli")]
 mod filter;
 mod hash_collisions;
 mod layers;

@@ -1,0 +1,237 @@
+//! The feature cache (issue 20): training from a cache file on disk gives the model bytes of
+//! training in memory, with the choice of settings, calibration, the continued winner, the
+//! rehearsal fill, shards and `--resume`; a kept cache (`--cache DIR`) is used again only while
+//! it matches the corpus; a cache that cannot be written is an error naming the path that
+//! leaves the previous model as it was.
+
+use std::path::{Path, PathBuf};
+
+use cwtext::jobs::corpus::{scan_labelled, FileFilter};
+use cwtext::jobs::feature_cache::CacheSettings;
+use cwtext::jobs::plan::TrainRequest;
+use cwtext::progress::NoProgress;
+
+use crate::common::{cwtext, stderr};
+
+/// Three labels of 160 short documents each: label words, shared words and English stop words
+/// drawn by a fixed generator, so that the held-out fifth is large enough for the choice of
+/// settings (≥ 50) and for calibration (≥ 20), and the labels overlap enough to make mistakes.
+fn corpus(dir: &Path) {
+    let shared = [
+        "report", "today", "people", "time", "year", "work", "new", "group", "number", "point",
+        "the", "and", "not", "what", "which", "there", "about", "would", "could", "other",
+    ];
+    let own = [
+        [
+            "orbit", "launch", "shuttle", "nasa", "moon", "rocket", "probe", "mars",
+        ],
+        [
+            "goal", "season", "player", "team", "puck", "coach", "league", "score",
+        ],
+        [
+            "engine", "wheel", "dealer", "brake", "tyre", "sedan", "clutch", "gear",
+        ],
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for (l, words) in own.iter().enumerate() {
+        let folder = dir.join(format!("label{l}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for d in 0..160 {
+            let length = 8 + next(30);
+            let text: Vec<&str> = (0..length)
+                .map(|_| {
+                    if next(3) == 0 {
+                        words[next(words.len())]
+                    } else if next(4) == 0 {
+                        // Another label's word: noise.
+                        own[next(3)][next(8)]
+                    } else {
+                        shared[next(shared.len())]
+                    }
+                })
+                .collect();
+            std::fs::write(folder.join(format!("doc-{d:03}.txt")), text.join(" ")).unwrap();
+        }
+    }
+}
+
+/// `cwtext train DIR -o OUT ARGS` (TMPDIR set to `tmp` when given), which must succeed; its
+/// standard error.
+fn train(dir: &Path, out: &Path, args: &[&str], tmp: Option<&Path>) -> String {
+    let mut cmd = cwtext();
+    cmd.arg("train").arg(dir).arg("-o").arg(out).args(args);
+    if let Some(tmp) = tmp {
+        cmd.env("TMPDIR", tmp);
+    }
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    stderr(&output)
+}
+
+#[test]
+fn a_cache_file_on_disk_gives_the_model_bytes_of_memory() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let model = |name: &str| root.path().join(name);
+    let first = model("first.cwm");
+    let base = train(&dir, &first, &["--epochs", "3"], None);
+    // The run chose its settings and calibrated: every step read the examples.
+    assert!(base.contains("probabilities calibrated"), "{base}");
+    assert!(!base.contains("too few documents"), "{base}");
+    assert!(base.contains("then 2 on every document"), "{base}");
+    let settings: &[&[&str]] = &[
+        &[],
+        &["--shards", "2"],
+        &["--shards", "3", "--mix"],
+        &["--no-calibrate", "--stopwords", "none", "--eta", "0.99"],
+    ];
+    for (k, extra) in settings.iter().enumerate() {
+        let mut args = vec!["--epochs", "3"];
+        args.extend_from_slice(extra);
+        let memory = model(&format!("memory-{k}.cwm"));
+        train(&dir, &memory, &args, None);
+        let disk = model(&format!("disk-{k}.cwm"));
+        let mut on_disk = args.clone();
+        on_disk.extend(["--memory-budget", "0"]);
+        let said = train(&dir, &disk, &on_disk, Some(&tmp));
+        assert!(said.contains("a temporary file, removed"), "{said}");
+        let cache = root.path().join(format!("cache-{k}"));
+        let kept = model(&format!("kept-{k}.cwm"));
+        let mut with_cache = args.clone();
+        with_cache.extend(["--cache", cache.to_str().unwrap()]);
+        train(&dir, &kept, &with_cache, None);
+        let reused = model(&format!("reused-{k}.cwm"));
+        let said = train(&dir, &reused, &with_cache, None);
+        assert!(said.contains("made by an earlier run"), "{said}");
+        let bytes = std::fs::read(&memory).unwrap();
+        for other in [&disk, &kept, &reused] {
+            assert!(
+                std::fs::read(other).unwrap() == bytes,
+                "{extra:?}: {} differs from the model trained in memory",
+                other.display()
+            );
+        }
+    }
+    // The temporary cache files are gone.
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    // Continuing a model, with a label it does not know: the new label's number is written in
+    // the cache.
+    let extra = root.path().join("extra");
+    corpus(&extra);
+    std::fs::rename(extra.join("label2"), extra.join("label3")).unwrap();
+    let resume = ["--resume", first.to_str().unwrap(), "--epochs", "2"];
+    let memory = model("resumed-memory.cwm");
+    train(&extra, &memory, &resume, None);
+    let disk = model("resumed-disk.cwm");
+    let mut on_disk = resume.to_vec();
+    on_disk.extend(["--memory-budget", "0"]);
+    train(&extra, &disk, &on_disk, Some(&tmp));
+    assert!(std::fs::read(&memory).unwrap() == std::fs::read(&disk).unwrap());
+}
+
+/// A corpus that passes the memory budget while it is featurised goes on disk then, with the
+/// same model (library level: a budget of one byte).
+#[test]
+fn passing_the_memory_budget_moves_the_examples_to_disk_with_the_same_model() {
+    let root = tempfile::tempdir().unwrap();
+    corpus(root.path());
+    let corpus = scan_labelled(root.path(), &FileFilter::default()).unwrap();
+    let train = |cache: CacheSettings| {
+        let plan = TrainRequest {
+            epochs: 2,
+            ..TrainRequest::default()
+        }
+        .plan()
+        .unwrap()
+        .with_cache(cache);
+        let mut notes = Vec::new();
+        let trained = plan
+            .train(&corpus, None, &NoProgress, &mut |n| notes.push(n))
+            .unwrap()
+            .trained;
+        (trained, notes)
+    };
+    let (memory, _) = train(CacheSettings::default());
+    assert!(memory.cache.is_empty());
+    let (disk, notes) = train(CacheSettings {
+        memory_budget: 1,
+        dir: None,
+    });
+    assert_eq!(disk.cache.len(), 2, "one file per pipeline tried");
+    assert!(disk.cache.iter().all(|c| !c.kept && c.documents == 480));
+    assert!(
+        notes.iter().any(|n| n.contains("passed the memory budget")),
+        "{notes:?}"
+    );
+    assert!(memory.model.to_bytes() == disk.model.to_bytes());
+}
+
+#[test]
+fn a_stale_cache_is_made_again() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let cache = root.path().join("cache");
+    let args = ["--epochs", "2", "--cache", cache.to_str().unwrap()];
+    let out = root.path().join("m.cwm");
+    train(&dir, &out, &args, None);
+    // A document changes (its size and time), another is added.
+    let changed = dir.join("label0/doc-007.txt");
+    std::fs::write(&changed, "goal season player team puck coach league score").unwrap();
+    std::fs::write(dir.join("label1/new.txt"), "orbit launch shuttle").unwrap();
+    let said = train(&dir, &out, &args, None);
+    assert!(said.contains("(stale): featurising again"), "{said}");
+    assert!(!said.contains("made by an earlier run"), "{said}");
+    let fresh = root.path().join("fresh.cwm");
+    train(&dir, &fresh, &args[..2], None);
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&fresh).unwrap());
+    // Unchanged since: used as it is.
+    let said = train(&dir, &out, &args, None);
+    assert!(said.contains("made by an earlier run"), "{said}");
+}
+
+#[test]
+fn an_unwritable_cache_directory_is_an_error_naming_it_and_keeps_the_model() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let model = root.path().join("m.cwm");
+    train(&dir, &model, &["--epochs", "1"], None);
+    let before = std::fs::read(&model).unwrap();
+    // A path below a plain file can be made by no one (root included).
+    let file = root.path().join("plain-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let below: PathBuf = file.join("cache");
+    let runs: [(Vec<&str>, Option<&Path>, &Path); 2] = [
+        (
+            vec!["--cache", below.to_str().unwrap()],
+            None,
+            below.as_path(),
+        ),
+        (vec!["--memory-budget", "0"], Some(&file), file.as_path()),
+    ];
+    for (args, tmp, named) in runs {
+        let mut cmd = cwtext();
+        cmd.arg("train").arg(&dir).arg("-o").arg(&model).args(&args);
+        if let Some(tmp) = tmp {
+            cmd.env("TMPDIR", tmp);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains(&format!("{}: feature cache: cannot make", named.display())),
+            "{args:?}: {e}"
+        );
+        assert_eq!(std::fs::read(&model).unwrap(), before);
+    }
+}
