@@ -341,7 +341,7 @@ fn scan_store(
     let store = mailbox::read_store(root, layout)?;
     let mut corpus = LabelledCorpus {
         root: root.to_path_buf(),
-        warnings: store.warnings,
+        warnings: store.all_warnings(),
         ..LabelledCorpus::default()
     };
     let mut by_label: BTreeMap<String, Vec<Source>> = BTreeMap::new();

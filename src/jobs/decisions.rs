@@ -69,7 +69,12 @@ impl Entry {
 /// `NAME crc32:XXXXXXXX`: which model decided (its name, and the checksum that tells versions
 /// of one file apart).
 pub fn model_identity(model: &Model, name: &str) -> String {
-    match model.fingerprint() {
+    model_identity_of(model.fingerprint(), name)
+}
+
+/// [`model_identity`] from a checksum (as [`Model::save`] returns it).
+pub fn model_identity_of(crc: Option<u32>, name: &str) -> String {
+    match crc {
         Some(crc) => format!("{name} crc32:{crc:08x}"),
         None => name.to_string(),
     }

@@ -245,6 +245,7 @@ pub fn label_dir<E: From<Error>>(
         // A store's folders are listed (and its mbox files scanned) first: the messages of
         // an mbox are only known once its file has been read through.
         let store = mailbox::read_store(dir, layout)?;
+        let warnings = store.all_warnings();
         let messages: Vec<Source> = store
             .folders
             .into_iter()
@@ -255,7 +256,7 @@ pub fn label_dir<E: From<Error>>(
         for chunk in messages.chunks(LABEL_CHUNK) {
             label_chunk(chunk)?;
         }
-        store.warnings
+        warnings
     } else if rayon::current_num_threads() == 1 {
         // One thread asked for: list and label in turn.
         let mut failed = None;

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::integrations::lock::ModelLock;
 use crate::jobs::corpus::{list_files, FileFilter};
-use crate::jobs::decisions::{self, model_identity, DecisionLog, Entry};
+use crate::jobs::decisions::{self, DecisionLog, Entry};
 use crate::jobs::deliver::{DestLayout, Destination, Message};
 use crate::jobs::online::{self, Corrections};
 use crate::jobs::route::UNSURE;
@@ -216,10 +216,10 @@ pub fn learn_from_store(
         return Ok(report);
     }
     report.corrections = Some(online::learn(&mut model, &documents)?);
-    model.save(model_path)?;
+    let crc = model.save(model_path)?;
     drop(lock);
     // The learning is recorded once the model holds it (see the module doc).
-    let model_id = model_identity(&Model::load(model_path)?, model_name);
+    let model_id = decisions::model_identity_of(Some(crc), model_name);
     let time = decisions::now();
     let entries: Vec<Entry> = learned
         .iter()
@@ -272,12 +272,7 @@ fn find_messages(
     } else {
         let store = mailbox::read_store(root, layout)?;
         // An empty folder (an inbox sorted out, say) is nothing to warn about here.
-        warnings.extend(
-            store
-                .warnings
-                .into_iter()
-                .filter(|w| !w.contains(": no messages, folder ")),
-        );
+        warnings.extend(store.warnings);
         store
             .folders
             .into_iter()

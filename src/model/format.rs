@@ -316,8 +316,9 @@ impl Model {
     }
 
     /// Writes the model's bytes to `out`, computing the checksum on the way, so that saving
-    /// never holds a second copy of the weights in memory.
-    pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+    /// never holds a second copy of the weights in memory. Returns the checksum written (the
+    /// file's [`Model::fingerprint`] once read back).
+    pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<u32> {
         let vocabulary = self.vocabulary.as_ref().map(KeptVocabulary::to_json);
         let mut header = self.header.clone();
         header.vocabulary_bytes = vocabulary.as_ref().map_or(0, |v| v.len() as u64);
@@ -373,7 +374,8 @@ impl Model {
             out.write_all(r)?;
         }
         let crc = out.crc.clone().finalize();
-        out.inner.write_all(&crc.to_le_bytes())
+        out.inner.write_all(&crc.to_le_bytes())?;
+        Ok(crc)
     }
 
     /// Parses a model from bytes (a copy is kept); `origin` names the source in errors. The
@@ -563,7 +565,8 @@ impl Model {
     }
 
     /// Writes the model atomically: a temporary file beside `path`, flushed, then renamed.
-    pub fn save(&self, path: &Path) -> Result<()> {
+    /// Returns the file's checksum (its [`Model::fingerprint`] once loaded).
+    pub fn save(&self, path: &Path) -> Result<u32> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -578,12 +581,12 @@ impl Model {
         // Through the file itself: tempfile's own writer wraps errors so that the OS error
         // (e.g. "No space left on device") no longer shows.
         let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
-        self.write_to(&mut writer).map_err(io)?;
+        let crc = self.write_to(&mut writer).map_err(io)?;
         writer.flush().map_err(io)?;
         drop(writer);
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
-        Ok(())
+        Ok(crc)
     }
 }
 
@@ -667,6 +670,14 @@ mod tests {
         );
         let other = Model::from_bytes(&model(WeightEncoding::F16).to_bytes(), Path::new("m"));
         assert_ne!(other.unwrap().fingerprint(), parsed.fingerprint());
+    }
+
+    #[test]
+    fn save_returns_the_fingerprint_the_file_loads_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.cwm");
+        let crc = model(WeightEncoding::F16).save(&path).unwrap();
+        assert_eq!(Model::load(&path).unwrap().fingerprint(), Some(crc));
     }
 
     #[test]

@@ -155,13 +155,35 @@ pub struct Folder {
 /// A store's folders and what could not be read.
 #[derive(Debug, Clone, Default)]
 pub struct Store {
+    /// The folders with messages.
     pub folders: Vec<Folder>,
+    /// What could not be read.
     pub warnings: Vec<String>,
+    /// The folders without messages (left out of `folders`).
+    pub empty: Vec<Folder>,
+}
+
+impl Store {
+    /// Every warning, one for each empty folder last: what `train`, `eval` and `label` show.
+    /// (`learn --from-store` shows only [`Store::warnings`]: an emptied folder is a sorted one.)
+    pub fn all_warnings(&self) -> Vec<String> {
+        let empty = self.empty.iter().map(|folder| {
+            format!(
+                "{}: no messages, folder {} ignored",
+                folder.path.display(),
+                folder
+                    .label
+                    .as_deref()
+                    .map_or("(the inbox)".to_string(), |l| format!("{l:?}"))
+            )
+        });
+        self.warnings.iter().cloned().chain(empty).collect()
+    }
 }
 
 /// Lists the folders and messages of the store at `root` read as `layout` (not
 /// [`Layout::Files`], which the corpus scanner walks itself). Folders without messages are left
-/// out with a warning; an unreadable folder or message is a warning, not an error.
+/// out ([`Store::empty`]); an unreadable folder or message is a warning, not an error.
 pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
     std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     let mut store = Store::default();
@@ -240,14 +262,7 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
     };
     for folder in folders {
         if folder.messages.is_empty() {
-            store.warnings.push(format!(
-                "{}: no messages, folder {} ignored",
-                folder.path.display(),
-                folder
-                    .label
-                    .as_deref()
-                    .map_or("(the inbox)".to_string(), |l| format!("{l:?}"))
-            ));
+            store.empty.push(folder);
         } else {
             store.folders.push(folder);
         }
@@ -412,7 +427,7 @@ mod tests {
             store.folders[3].messages[0].is_whole_file(),
             "one message: the file"
         );
-        let w = store.warnings.join("\n");
+        let w = store.all_warnings().join("\n");
         assert!(w.contains("Info.plist: not an mbox"), "{w}");
         assert!(w.contains("folder \"Work\" ignored"), "{w}");
     }
