@@ -182,36 +182,15 @@ pub fn identity(message: &[u8]) -> String {
     }
 }
 
-/// The `Message-ID` of a message's header, normalised: the text between `<` and `>` (or the
-/// whole value without them), without white space, inside `<>`. `None` when the header has no
-/// such field or it is empty.
+/// The `Message-ID` of a message's header, normalised: the identifier as mail-parser reads it
+/// (the crate that reads mail for the pipeline: folded lines joined, `<>` and comments taken
+/// off), without white space, inside `<>`. `None` when the header has no such field or it is
+/// empty.
 pub fn message_id(message: &[u8]) -> Option<String> {
-    let mut value: Option<Vec<u8>> = None;
-    for line in message.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() {
-            break; // the end of the header
-        }
-        if line[0] == b' ' || line[0] == b'\t' {
-            if let Some(v) = &mut value {
-                v.extend_from_slice(line); // a folded continuation
-            }
-            continue;
-        }
-        if value.is_some() {
-            break;
-        }
-        const NAME: &[u8] = b"message-id:";
-        if line.len() >= NAME.len() && line[..NAME.len()].eq_ignore_ascii_case(NAME) {
-            value = Some(line[NAME.len()..].to_vec());
-        }
-    }
-    let value = String::from_utf8_lossy(&value?).into_owned();
-    let inner = match (value.find('<'), value.rfind('>')) {
-        (Some(a), Some(b)) if a < b => &value[a + 1..b],
-        _ => value.as_str(),
-    };
-    let id: String = inner.chars().filter(|c| !c.is_whitespace()).collect();
+    let id: String = crate::text::input::email::message_id(message)?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     (!id.is_empty()).then(|| format!("<{id}>"))
 }
 

@@ -97,6 +97,15 @@ pub fn parse(bytes: &[u8], max_depth: usize) -> Option<Document> {
     })
 }
 
+/// The `Message-ID` of a message's header as mail-parser reads it (folded lines joined, the
+/// angle brackets and comments taken off); `None` when the header has none.
+pub fn message_id(bytes: &[u8]) -> Option<String> {
+    MessageParser::new()
+        .parse_headers(bytes)?
+        .message_id()
+        .map(str::to_string)
+}
+
 /// The multipart nesting depth of every part (the root is 0, its children 1, ...), found with
 /// an explicit stack so that a crafted 100,000-deep message cannot overflow the call stack.
 /// Parts not reachable from the root keep depth 0.
