@@ -13,6 +13,8 @@ mod bad_inputs;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
+mod compressed;
+#[cfg(feature = "cli")]
 mod delivery;
 #[cfg(feature = "cli")]
 mod feature_cache;

@@ -1,9 +1,10 @@
 //! From raw bytes to a [`Document`]: the first stage of every command.
 //!
-//! Files arrive in any encoding and as plain text or RFC 822 mail. [`decode`] finds the encoding
-//! and refuses binary data; [`email`] recognises and parses mail. What comes out is the text to
+//! Files arrive in any encoding and as plain text or RFC 822 mail, possibly compressed
+//! ([`compressed`]: gzip, bzip2, xz, zstd). [`decode`] finds the encoding and refuses binary data; [`email`] recognises and parses mail. What comes out is the text to
 //! tokenise plus, for mail, the header fields that yield header-prefixed features.
 
+pub mod compressed;
 pub mod decode;
 pub mod email;
 
@@ -90,9 +91,36 @@ pub fn read_document(path: &Path, limits: InputLimits) -> Result<Document> {
 }
 
 /// Parses bytes read from `path` within `limits`: at most `max_bytes` of them (a warning names
-/// the file when it was longer), mail parts at most `max_mime_depth` deep.
+/// the file when it was longer), mail parts at most `max_mime_depth` deep. Compressed bytes
+/// (gzip, bzip2, xz, zstd) are first decompressed, and the limit applies to what they hold.
 pub fn document_from_bytes(bytes: &[u8], path: &Path, limits: InputLimits) -> Result<Document> {
     let max = limits.max_bytes;
+    if let Some(kind) = compressed::Compression::detect(bytes) {
+        let out = compressed::decompress(bytes, kind, max).map_err(|reason| Error::Binary {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        if out.truncated {
+            log::warn!(
+                "{}: its {} data ends early (the file is cut, or more than {max} bytes compressed): only the {} bytes before were read",
+                path.display(),
+                kind.name(),
+                out.bytes.len()
+            );
+        }
+        if out.bytes.len() > max {
+            log::warn!(
+                "{}: holds more than {max} bytes once decompressed ({}), only the first {max} were read (--max-document-bytes)",
+                path.display(),
+                kind.name()
+            );
+        }
+        return parse_document(
+            &out.bytes[..out.bytes.len().min(max)],
+            path,
+            limits.max_mime_depth,
+        );
+    }
     if bytes.len() > max {
         log::warn!(
             "{}: longer than {max} bytes, only the first {max} were read (--max-document-bytes)",
