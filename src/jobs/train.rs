@@ -287,10 +287,29 @@ pub(crate) fn train_corpus(
         p.is_some_and(|p| !featurised[p].is_empty())
     });
     if candidates.is_empty() {
-        return Err(Error::InvalidSetting(format!(
-            "none of the {} files could be read as a document with words",
-            corpus.files.len()
-        )));
+        // Say why, with the first files skipped (a corpus of binaries or of some format that
+        // is not read would otherwise give no clue).
+        let skipped = skipped_of.first().map(Vec::as_slice).unwrap_or_default();
+        let examples: Vec<String> = skipped.iter().take(3).map(|e| e.to_string()).collect();
+        return Err(Error::Corpus {
+            path: corpus.root.clone(),
+            message: format!(
+                "none of the {} files could be read as a document with words{}",
+                corpus.files.len(),
+                match skipped.len() {
+                    0 => String::new(),
+                    n => format!(
+                        " ({n} could not be read, e.g. {}{})",
+                        examples.join("; "),
+                        if n < corpus.files.len() {
+                            "; the others have no words"
+                        } else {
+                            ""
+                        }
+                    ),
+                }
+            ),
+        });
     }
     let n = settings.sharding.shards;
     let shard = |e: &Example| shard_of(&corpus.root, &corpus.files[e.file].0, n);

@@ -343,6 +343,30 @@ fn corpora_given_to_train() {
             "none of the 2 files could be read as a document with words",
         ),
     );
+    // Only binaries: refused, naming what the files were taken for (the message said only
+    // "invalid setting: none of the 2 files could be read as a document with words").
+    let png = std::fs::read(fixtures().join("odd/image.png")).unwrap();
+    let binaries = corpus(&[("a/1.png", &png), ("b/1.png", &png)]);
+    let out = cwtext()
+        .arg("train")
+        .arg(binaries.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "only binaries",
+        &out,
+        &Expect::Fails(
+            2,
+            "none of the 2 files could be read as a document with words (2 could not be read, e.g. ",
+        ),
+    );
+    assert!(
+        stderr(&out).contains("1.png: binary file (image/png data)"),
+        "{}",
+        stderr(&out)
+    );
     // Documents of stop words only: the list would leave none with words, so train goes
     // without it (it is free to choose) rather than refuse.
     let stop_words = corpus(&[("a/1.txt", b"the of and"), ("b/1.txt", b"what is it")]);
