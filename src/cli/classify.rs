@@ -8,12 +8,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
 
 use super::common::{probability, ModelArg, SamplingArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::jobs::batch::predict_document;
+use cwtext::jobs::classify_output::{self, OutputFormat, OutputOptions};
 use cwtext::model::{Model, Prediction};
 use cwtext::text::pipeline::Pipeline;
 
@@ -132,17 +132,12 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(super::common::report_skipped(ui, &skipped))
 }
 
-/// The documents of one input named `name`: its messages (`name@OFFSET`, quoting undone) when
-/// it is an mbox of two or more, else the input itself. A single message with a `From ` line
-/// (as procmail hands one over) stays one document under its own name.
+/// The documents of one input named `name` ([`classify_output::documents`]), its warnings
+/// printed.
 fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [u8]>)> {
-    match cwtext::text::mailbox::mbox::split_bytes(bytes, name) {
-        Some((messages, warnings)) => {
-            warnings.iter().for_each(|w| ui.warn(w));
-            messages
-        }
-        None => vec![(name.to_string(), Cow::Borrowed(bytes))],
-    }
+    let (documents, warnings) = classify_output::documents(bytes, name);
+    warnings.iter().for_each(|w| ui.warn(w));
+    documents
 }
 
 fn predict_bytes(
@@ -163,16 +158,19 @@ fn predict_bytes(
     ))
 }
 
-/// Labels and probabilities, most probable first (ties: model order).
-fn ranked<'m>(model: &'m Model, p: &Prediction, top: Option<usize>) -> Vec<(&'m str, f64)> {
-    let probs = &p.distribution.probabilities;
-    let mut order: Vec<usize> = (0..probs.len()).collect();
-    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
-    order.truncate(top.unwrap_or(usize::MAX));
-    order
-        .into_iter()
-        .map(|i| (model.labels()[i].as_str(), probs[i]))
-        .collect()
+impl ClassifyArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            format: match self.format {
+                Format::Text => OutputFormat::Text,
+                Format::Json => OutputFormat::Json,
+                Format::Tsv => OutputFormat::Tsv,
+            },
+            top: self.top,
+            min_prob: self.min_prob,
+            unsure_label: self.unsure_label.clone(),
+        }
+    }
 }
 
 fn write(
@@ -184,67 +182,8 @@ fn write(
     several: bool,
     ui: &Ui,
 ) -> std::io::Result<()> {
-    let best = &model.labels()[p.label];
-    let unsure = p.is_unsure(args.min_prob);
-    // The decision: the best label, or the unsure label below --min-prob.
-    let label = if unsure { &args.unsure_label } else { best };
-    let ranked = ranked(model, p, args.top);
-    match args.format {
-        Format::Text => {
-            if several {
-                writeln!(out, "==> {name} <==")?;
-            }
-            writeln!(out, "{label}")?;
-            if let (true, Some(min)) = (unsure, args.min_prob) {
-                writeln!(
-                    out,
-                    "  unsure: best {best} {:.4}, below --min-prob {min}",
-                    p.probability()
-                )?;
-            }
-            if p.prior_only {
-                writeln!(out, "  {PRIOR_NOTE}")?;
-            }
-            for (l, prob) in &ranked {
-                writeln!(out, "  {prob:.4}  {l}")?;
-            }
-            writeln!(out, "  entropy {:.4}", p.distribution.entropy)?;
-        }
-        Format::Json => {
-            let probabilities: serde_json::Map<String, serde_json::Value> = ranked
-                .iter()
-                .map(|(l, prob)| (l.to_string(), json!(prob)))
-                .collect();
-            let mut obj = json!({
-                "file": name,
-                "label": label,
-                "probability": p.probability(),
-                "probabilities": probabilities,
-                "entropy": p.distribution.entropy,
-            });
-            // Only when they apply, as filter adds X-Cwtext-Best and X-Cwtext-Note.
-            if unsure {
-                obj["best"] = json!(best);
-            }
-            if p.prior_only {
-                obj["prior_only"] = json!(true);
-            }
-            writeln!(out, "{obj}")?;
-        }
-        Format::Tsv => {
-            if p.prior_only {
-                ui.info(format!("cwtext: note: {name}: {PRIOR_NOTE}"));
-            }
-            write!(
-                out,
-                "{name}\t{label}\t{:.4}\t{:.4}",
-                p.distribution.probabilities[p.label], p.distribution.entropy
-            )?;
-            for (l, prob) in &ranked {
-                write!(out, "\t{l}\t{prob:.4}")?;
-            }
-            writeln!(out)?;
-        }
+    if args.format == Format::Tsv && p.prior_only {
+        ui.info(format!("cwtext: note: {name}: {PRIOR_NOTE}"));
     }
-    Ok(())
+    classify_output::write_prediction(out, model.labels(), name, p, &args.output(), several)
 }

@@ -76,15 +76,11 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         (Some(label), []) => {
             // An mbox on standard input is learned message by message.
             let bytes = super::common::read_stdin(ui)?;
-            match mbox::split_bytes(&bytes, "-") {
-                Some((messages, warnings)) => {
-                    warnings.iter().for_each(|w| ui.warn(w));
-                    for (name, message) in messages {
-                        let input = Input::Bytes(PathBuf::from(name), message.into_owned());
-                        sources.push((input, label.clone()));
-                    }
-                }
-                None => sources.push((Input::Bytes("<stdin>".into(), bytes), label.clone())),
+            let (documents, warnings) = cwtext::jobs::online::correction_documents(&bytes);
+            warnings.iter().for_each(|w| ui.warn(w));
+            for (name, document) in documents {
+                let input = Input::Bytes(name, document.into_owned());
+                sources.push((input, label.clone()));
             }
         }
         (Some(label), files) => {
@@ -129,7 +125,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             "invalid setting: give --label L with the documents, or a single folder DIR/<label>/<file>"
         ),
     }
-    let lock = ModelLock::acquire(&args.model)?;
+    let lock = ModelLock::acquire_to_learn(&args.model)?;
     let mut model = Model::load(&args.model)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let mut documents = Vec::with_capacity(sources.len());
@@ -186,12 +182,7 @@ impl Input {
         match self {
             Input::Document(source) => featurize_source(pipeline, source),
             Input::Bytes(name, bytes) => {
-                let doc = cwtext::text::input::document_from_bytes(
-                    bytes,
-                    name,
-                    pipeline.config().input_limits(),
-                )?;
-                cwtext::text::featurize::featurize_document(pipeline, &doc, name)
+                cwtext::jobs::online::featurize_bytes(pipeline, bytes, name)
             }
         }
     }
