@@ -138,6 +138,7 @@ pub fn run(args: ServeArgs, threads: Option<usize>, ui: &Ui) -> anyhow::Result<O
         .build()
         .context("cannot start the server's runtime")?;
     runtime.block_on(async {
+        let stop = cwtext::serve::shutdown_signal().context("cannot handle SIGTERM")?;
         let server = plan.bind().await?;
         for (name, opened) in &server.opened {
             if opened.torn_bytes > 0 {
@@ -180,7 +181,7 @@ pub fn run(args: ServeArgs, threads: Option<usize>, ui: &Ui) -> anyhow::Result<O
             writeln!(out, "{}", server.url())?;
             out.flush()?;
         }
-        server.serve(cwtext::serve::shutdown_signal()).await?;
+        server.serve(stop).await?;
         ui.info("cwtext: stopped; every model's corrections are in its file");
         anyhow::Ok(())
     })?;

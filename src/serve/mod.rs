@@ -382,13 +382,17 @@ impl Server {
     }
 }
 
-/// Completes on SIGTERM or SIGINT.
-pub async fn shutdown_signal() {
+/// A future that completes on SIGTERM or SIGINT. The handlers are installed when this is
+/// called (inside the runtime), so call it before announcing the server: a signal that comes
+/// before the future is first polled is not lost.
+pub fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-    let mut int = signal(SignalKind::interrupt()).expect("a SIGINT handler");
-    tokio::select! {
-        _ = term.recv() => {},
-        _ = int.recv() => {},
-    }
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
+        }
+    })
 }
