@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::common::{probability, ModelArg, SamplingArgs, Ui, PRIOR_NOTE};
+use super::common::{probability, Fallback, ModelArg, SamplingArgs, ServerArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::jobs::batch::predict_document;
@@ -69,15 +69,32 @@ pub struct ClassifyArgs {
     pub unsure_label: String,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    #[command(flatten)]
+    pub server: ServerArgs,
 }
 
 pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let stdin = match args.files.is_empty() {
+        true => Some(super::common::read_stdin(ui)?),
+        false => None,
+    };
+    if args.server.server.is_some() {
+        #[cfg(feature = "serve")]
+        match remote(&args, stdin.as_deref())? {
+            super::remote::Remote::Done(outcome) => return Ok(outcome),
+            super::remote::Remote::Unreachable(why) => match args.server.server_fallback {
+                Fallback::Local => super::remote::falling_back(ui, &why),
+                Fallback::Fail => return Err(super::remote::unreachable(why)),
+            },
+        }
+        #[cfg(not(feature = "serve"))]
+        anyhow::bail!("--server needs the `serve` feature, which this cwtext was built without");
+    }
     let model = args.model.load(ui)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.files.is_empty() {
-        let bytes = super::common::read_stdin(ui)?;
+    if let Some(bytes) = stdin {
         let documents = documents(&bytes, "-", ui);
         if let [(_, one)] = documents.as_slice() {
             let prediction =
@@ -130,6 +147,85 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
     }
     Ok(super::common::report_skipped(ui, &skipped))
+}
+
+/// `classify --server URL`: the server's answer for standard input or each file, printed as
+/// it came (the server prints with the same code). Unreachable at the first request: the
+/// caller falls back or fails; later, an error.
+#[cfg(feature = "serve")]
+fn remote(
+    args: &ClassifyArgs,
+    stdin: Option<&[u8]>,
+) -> anyhow::Result<super::remote::Remote<Outcome>> {
+    use super::remote::{model_param, print, sampling_params, Client, Remote};
+    let client = Client::new(&args.server, None)?;
+    let format = match args.format {
+        Format::Text => "text",
+        Format::Json => "json",
+        Format::Tsv => "tsv",
+    };
+    let mut pairs = vec![("format", format.to_string())];
+    pairs.extend(model_param(args.model.model.as_deref()));
+    if let Some(top) = args.top {
+        pairs.push(("top", top.to_string()));
+    }
+    if let Some(p) = args.min_prob {
+        pairs.push(("min_prob", p.to_string()));
+    }
+    pairs.push(("unsure_label", args.unsure_label.clone()));
+    pairs.extend(sampling_params(&args.sampling));
+    let skipped_in = |a: &cwtext::serve::client::Answer| {
+        a.header("x-cwtext-skipped")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    if let Some(bytes) = stdin {
+        let answer = match client.post("/classify", &pairs, bytes.to_vec()) {
+            Remote::Done(a) => a,
+            Remote::Unreachable(why) => return Ok(Remote::Unreachable(why)),
+        };
+        anyhow::ensure!(answer.status == 200, "{}", answer.error_message());
+        print(&answer.body)?;
+        return Ok(Remote::Done(if skipped_in(&answer) > 0 {
+            Outcome::Partial
+        } else {
+            Outcome::Success
+        }));
+    }
+    let several = args.files.len() > 1;
+    let mut skipped = 0;
+    for (i, path) in args.files.iter().enumerate() {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if several => {
+                eprintln!("cwtext: warning: skipped {}", Error::io(path, e));
+                skipped += 1;
+                continue;
+            }
+            Err(e) => return Err(Error::io(path, e).into()),
+        };
+        let mut file_pairs = pairs.clone();
+        file_pairs.push(("name", path.display().to_string()));
+        file_pairs.push(("several", several.to_string()));
+        let answer = match client.post("/classify", &file_pairs, bytes) {
+            Remote::Done(a) => a,
+            Remote::Unreachable(why) if i == 0 => return Ok(Remote::Unreachable(why)),
+            Remote::Unreachable(why) => return Err(super::remote::unreachable(why)),
+        };
+        if answer.status != 200 {
+            anyhow::ensure!(several, "{}", answer.error_message());
+            eprintln!("cwtext: warning: skipped {}", answer.error_message());
+            skipped += 1;
+            continue;
+        }
+        skipped += skipped_in(&answer);
+        print(&answer.body)?;
+    }
+    Ok(Remote::Done(if skipped > 0 {
+        Outcome::Partial
+    } else {
+        Outcome::Success
+    }))
 }
 
 /// The documents of one input named `name` ([`classify_output::documents`]), its warnings

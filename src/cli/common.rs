@@ -302,6 +302,34 @@ impl FilterArgs {
     }
 }
 
+/// `--server URL` of classify, filter and learn: ask a running `cwtext serve`.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Ask a running `cwtext serve` at URL (http://HOST:PORT or unix:/PATH) instead of loading
+    /// the model; -m NAME (or the model file's path) picks one of its models.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// When the server cannot be reached or fails: fail (exit 2, naming the URL; filter still
+    /// passes the message on, with X-Cwtext-Error) or use the local model (-m) instead.
+    #[arg(long, value_enum, default_value_t = Fallback::Fail, requires = "server")]
+    pub server_fallback: Fallback,
+    /// Seconds to wait for the server's answer.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "server"
+    )]
+    pub server_timeout: f64,
+}
+
+/// `--server-fallback`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fallback {
+    Fail,
+    Local,
+}
+
 /// `--samples` and `--seed` of the Gibbs estimate.
 #[derive(Debug, Args)]
 pub struct SamplingArgs {

@@ -15,6 +15,8 @@ mod label;
 mod learn;
 mod merge;
 mod models;
+#[cfg(feature = "serve")]
+mod remote;
 #[cfg(feature = "archive")]
 mod search;
 #[cfg(feature = "serve")]

@@ -128,6 +128,17 @@ fn parse<T: std::str::FromStr>(
         .transpose()
 }
 
+/// A flag: absent, `false` or `0` is off; `true`, `1` or empty is on.
+fn bool_param(map: &HashMap<String, String>, key: &str) -> Result<bool, ApiError> {
+    match map.get(key).map(String::as_str) {
+        None | Some("false") | Some("0") => Ok(false),
+        Some("") | Some("true") | Some("1") => Ok(true),
+        Some(other) => Err(ApiError::bad(format!(
+            "{key} must be true or false, but is {other:?}"
+        ))),
+    }
+}
+
 fn min_prob(map: &HashMap<String, String>) -> Result<Option<f64>, ApiError> {
     let p: Option<f64> = parse(map, "min_prob", "a probability")?;
     match p {
@@ -168,19 +179,31 @@ impl AppState {
     ) -> Result<&Arc<ServedModel>, ApiError> {
         match map.get("model") {
             None => Ok(&self.models[default]),
-            Some(name) => self.models.iter().find(|m| &m.name == name).ok_or_else(|| {
-                ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    format!(
-                        "no model {name:?} here (served: {})",
-                        self.models
-                            .iter()
-                            .map(|m| m.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            }),
+            // By name, or by the model file's path (what `-m FILE --server URL` sends).
+            Some(name) => self
+                .models
+                .iter()
+                .find(|m| &m.name == name)
+                .or_else(|| {
+                    self.models.iter().find(|m| {
+                        m.file.as_ref().is_some_and(|f| {
+                            std::fs::canonicalize(f).is_ok_and(|f| f.as_os_str() == name.as_str())
+                        })
+                    })
+                })
+                .ok_or_else(|| {
+                    ApiError::new(
+                        StatusCode::NOT_FOUND,
+                        format!(
+                            "no model {name:?} here (served: {})",
+                            self.models
+                                .iter()
+                                .map(|m| m.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                }),
         }
     }
 
@@ -283,6 +306,8 @@ async fn classify(
         "samples",
         "sample_seed",
         "probabilities",
+        "name",
+        "several",
     ];
     let mut name = String::new();
     let result = async {
@@ -310,17 +335,21 @@ async fn classify(
         };
         let method = method(&map)?;
         let bytes = state.body(&headers, body).await?;
-        let (documents, _warnings) = classify_output::documents(&bytes, "-");
-        let several = documents.len() > 1;
+        // The document's name in the output (`classify FILE` prints the file's), and whether
+        // it is one of several (a text block then starts with `==> NAME <==`).
+        let doc_name = map.get("name").map_or("-", String::as_str);
+        let (documents, _warnings) = classify_output::documents(&bytes, doc_name);
+        let several = documents.len() > 1 || bool_param(&map, "several")?;
+        let single_error_name = if doc_name == "-" { "<stdin>" } else { doc_name };
         let (out, skipped) = served
             .with_model(|model, pipeline| {
                 let mut out = Vec::new();
                 let mut skipped = 0usize;
                 for (doc_name, doc) in &documents {
-                    let error_name = if several {
+                    let error_name = if documents.len() > 1 {
                         doc_name.as_str()
                     } else {
-                        "<stdin>"
+                        single_error_name
                     };
                     match classify_bytes_with(
                         model,
@@ -343,7 +372,7 @@ async fn classify(
                             )
                             .expect("writing to memory cannot fail");
                         }
-                        Err(e) if several && e.is_skippable() => skipped += 1,
+                        Err(e) if documents.len() > 1 && e.is_skippable() => skipped += 1,
                         Err(e) => return Err(ApiError::new(status_of(&e), e.to_string())),
                     }
                 }
@@ -388,15 +417,7 @@ async fn filter(
         let map = params(q, &allowed)?;
         let served = state.model(&map, state.filter_model)?;
         name = served.name.clone();
-        let subject_tag = match map.get("subject_tag").map(String::as_str) {
-            None | Some("false") | Some("0") => false,
-            Some("") | Some("true") | Some("1") => true,
-            Some(other) => {
-                return Err(ApiError::bad(format!(
-                    "subject_tag must be true or false, but is {other:?}"
-                )))
-            }
-        };
+        let subject_tag = bool_param(&map, "subject_tag")?;
         let options = FilterOptions {
             min_prob: min_prob(&map)?,
             unsure_label: map

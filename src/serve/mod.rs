@@ -7,6 +7,7 @@
 //!
 //! **May use:** every layer below it. Nothing uses it (the CLI aside).
 
+pub mod client;
 pub mod http;
 pub mod journal;
 pub mod metrics;

@@ -794,3 +794,194 @@ fn a_replaced_model_is_reloaded_unless_corrections_are_pending() {
             > 16
     );
 }
+
+/// `classify`, `filter` and `learn --server URL` print what the local commands print, over TCP
+/// and a Unix socket; an unreachable server fails loudly, falls back on the local model when
+/// asked, and never loses a message in `filter`.
+#[test]
+fn the_commands_talk_to_a_running_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let reference = copy(&model, &dir.path().join("reference.cwm"));
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let mail = mails()[4].clone();
+    let bytes = std::fs::read(&mail).unwrap();
+    let run = |args: &[&str], stdin: &[u8]| {
+        cwtext()
+            .current_dir(dir.path())
+            .args(args)
+            .write_stdin(stdin.to_vec())
+            .output()
+            .unwrap()
+    };
+    let local = run(
+        &[
+            "classify", "-m", "mail.cwm", "--format", "json", "--top", "1",
+        ],
+        &bytes,
+    );
+    let remote = run(
+        &[
+            "classify",
+            "--server",
+            &server.url,
+            "-m",
+            "mail",
+            "--format",
+            "json",
+            "--top",
+            "1",
+        ],
+        &bytes,
+    );
+    assert!(remote.status.success(), "{}", stderr(&remote));
+    assert_eq!(stdout(&local), stdout(&remote));
+    // Two files by path, text: the same ==> FILE <== blocks; -m as the served file's path.
+    let all = mails();
+    let files = [mail.to_str().unwrap(), all[30].to_str().unwrap()];
+    let local = run(&[&["classify", "-m", "mail.cwm"][..], &files].concat(), b"");
+    let remote = run(
+        &[
+            &["classify", "-m", "mail.cwm", "--server", &server.url][..],
+            &files,
+        ]
+        .concat(),
+        b"",
+    );
+    assert_eq!(stdout(&local), stdout(&remote));
+    assert!(stdout(&remote).contains("==> "), "{}", stdout(&remote));
+    let local = run(&["filter", "-m", "mail.cwm", "--subject-tag"], &bytes);
+    let remote = run(
+        &[
+            "filter",
+            "-m",
+            "mail",
+            "--subject-tag",
+            "--server",
+            &server.url,
+        ],
+        &bytes,
+    );
+    assert_eq!(local.stdout, remote.stdout);
+    assert_eq!(local.status.code(), remote.status.code());
+
+    let corrections = corrections();
+    for (label, document) in &corrections {
+        let out = run(
+            &[
+                "learn",
+                "--server",
+                &server.url,
+                "-m",
+                "mail",
+                "--label",
+                label,
+            ],
+            document,
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("learned 1 document(s) into mail at"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(server.terminate().success());
+    learn_with_the_command(&reference, &corrections);
+    assert!(std::fs::read(&model).unwrap() == std::fs::read(&reference).unwrap());
+
+    // Nobody listens any more.
+    let gone = "http://127.0.0.1:9";
+    let out = run(&["classify", "--server", gone, "-m", "mail"], &bytes);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot reach cwtext serve at http://127.0.0.1:9"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        &[
+            "classify",
+            "--server",
+            gone,
+            "--server-fallback",
+            "local",
+            "-m",
+            "mail.cwm",
+            "--format",
+            "json",
+        ],
+        &bytes,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("{\"file\":\"-\""),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&["filter", "--server", gone, "-m", "mail"], &bytes);
+    assert_eq!(out.status.code(), Some(101));
+    let fields = crate::filter::added_fields(&bytes, &out.stdout);
+    assert!(
+        fields[0].starts_with("X-Cwtext-Error: cannot reach cwtext serve"),
+        "{fields:?}"
+    );
+    let out = run(
+        &[
+            "filter",
+            "--server",
+            gone,
+            "--server-fallback",
+            "local",
+            "-m",
+            "mail.cwm",
+        ],
+        &bytes,
+    );
+    assert_eq!(
+        out.stdout,
+        run(&["filter", "-m", "mail.cwm"], &bytes).stdout
+    );
+    let out = run(
+        &["learn", "--server", gone, "-m", "mail", "--label", "spam"],
+        &bytes,
+    );
+    assert_eq!(out.status.code(), Some(2));
+
+    // A Unix socket.
+    let socket = dir.path().join("cwtext.sock");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(dir.path())
+        .args(["serve", "-m", "spam", "--socket"])
+        .arg(&socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), format!("unix:{}", socket.display()));
+    let out = run(
+        &[
+            "classify",
+            "--server",
+            line.trim(),
+            "-m",
+            "spam",
+            "--format",
+            "json",
+        ],
+        &bytes,
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        stdout(&out),
+        stdout(&run(
+            &["classify", "-m", "spam", "--format", "json"],
+            &bytes
+        ))
+    );
+}
