@@ -490,6 +490,7 @@ async fn learn(
                     "new_labels": c.new_labels,
                     "skipped": learned.skipped,
                     "journal_corrections": learned.journal_corrections,
+                    "documents_trained": learned.documents_trained,
                 }))
                 .into_response())
             }

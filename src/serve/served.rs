@@ -98,6 +98,9 @@ pub struct Learned {
     pub skipped: Vec<String>,
     /// Corrections in the journal, waiting for the next snapshot.
     pub journal_corrections: usize,
+    /// The model's count of documents trained and learned, this correction's included: it
+    /// orders acknowledged corrections across restarts (it is saved in the model file).
+    pub documents_trained: usize,
 }
 
 /// Why a correction was not acknowledged.
@@ -577,6 +580,7 @@ impl Writer {
                     corrections,
                     skipped,
                     journal_corrections: pending,
+                    documents_trained: state.model.header.training.documents,
                 })
                 .map_err(|e| LearnError::Unavailable(e.to_string()));
             answers.push((reply, result));
