@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::common::{probability, Fallback, ModelArg, SamplingArgs, ServerArgs, Ui, PRIOR_NOTE};
+use super::common::{probability, ModelArg, SamplingArgs, ServerArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::jobs::batch::predict_document;
@@ -83,8 +83,8 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         match remote(&args, stdin.as_deref())? {
             super::remote::Remote::Done(outcome) => return Ok(outcome),
             super::remote::Remote::Unreachable(why) => match args.server.server_fallback {
-                Fallback::Local => super::remote::falling_back(ui, &why),
-                Fallback::Fail => return Err(super::remote::unreachable(why)),
+                super::common::Fallback::Local => super::remote::falling_back(ui, &why),
+                super::common::Fallback::Fail => return Err(super::remote::unreachable(why)),
             },
         }
         #[cfg(not(feature = "serve"))]

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use clap::Args;
 
-use super::common::{probability, Fallback, ModelArg, SamplingArgs, ServerArgs, Ui};
+use super::common::{probability, ModelArg, SamplingArgs, ServerArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict};
 
@@ -86,7 +86,7 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 out.flush()?;
                 return Ok(Outcome::Code(if args.always_zero { 0 } else { code }));
             }
-            Err(why) if args.server.server_fallback == Fallback::Local => {
+            Err(why) if args.server.server_fallback == super::common::Fallback::Local => {
                 super::remote::falling_back(ui, &why)
             }
             Err(why) => {

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::common::{report_skipped, Fallback, FilterArgs, ServerArgs, Ui};
+use super::common::{report_skipped, FilterArgs, ServerArgs, Ui};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
@@ -141,7 +141,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             let (done, failure) = remote(&args, &sources, ui)?;
             match failure {
                 None => return Ok(Outcome::Success),
-                Some(why) if args.server.server_fallback == Fallback::Local => {
+                Some(why) if args.server.server_fallback == super::common::Fallback::Local => {
                     super::remote::falling_back(ui, &why);
                     sources.drain(..done);
                 }
