@@ -127,6 +127,7 @@ pub fn install_warning_logger(quiet: bool) {
 }
 
 /// Prints informational lines of the library's log too (a long-running `serve`), unless quiet.
+#[cfg(feature = "serve")]
 pub fn log_info_too(quiet: bool) {
     if !quiet {
         INFO.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -72,10 +72,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub max_connections: usize,
     /// Snapshot a model after this many corrections.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
     pub snapshot_every: usize,
     /// Snapshot a model when corrections have waited this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub snapshot_interval: f64,
 }
 

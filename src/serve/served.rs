@@ -33,8 +33,8 @@ pub struct Durability {
 impl Default for Durability {
     fn default() -> Self {
         Durability {
-            snapshot_every: 10_000,
-            snapshot_interval: Duration::from_secs(60),
+            snapshot_every: 1_000,
+            snapshot_interval: Duration::from_secs(10),
             reload_check: Duration::from_secs(1),
         }
     }

@@ -37,6 +37,8 @@ impl Server {
             .env_remove("CWTEXT_MODEL")
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
+            // No snapshot by time during a test (the tests count what the journal holds).
+            .args(["--snapshot-interval", "600"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr_path).unwrap())
