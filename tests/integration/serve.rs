@@ -744,6 +744,29 @@ fn a_replaced_model_is_reloaded_unless_corrections_are_pending() {
         server.request("GET", "/models", &[], b"").json()["models"][0]["labels"].clone()
     };
     assert_eq!(labels(&server), serde_json::json!(["ham", "spam"]));
+    // Classify requests keep coming while the model is replaced: every one is answered, by
+    // the old model or the new one.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let addr = server.addr();
+    let load = {
+        let stop = stop.clone();
+        let mail = std::fs::read(&mails()[0]).unwrap();
+        std::thread::spawn(move || {
+            let mut answers = std::collections::BTreeMap::new();
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < 2000 {
+                let a = http(&addr, "POST", "/classify", &[], &mail);
+                let label = match a.status {
+                    200 => a.json()["label"].as_str().unwrap().to_string(),
+                    s => format!("status {s}"),
+                };
+                *answers.entry(label).or_insert(0) += 1;
+                n += 1;
+            }
+            answers
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
     let out = cwtext()
         .args(["train", "news", "-q", "--epochs", "1", "-o"])
         .arg(&model)
@@ -756,6 +779,23 @@ fn a_replaced_model_is_reloaded_unless_corrections_are_pending() {
         assert!(start.elapsed() < Duration::from_secs(5), "not reloaded");
         std::thread::sleep(Duration::from_millis(100));
     }
+    std::thread::sleep(Duration::from_millis(200));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answers = load.join().unwrap();
+    assert!(
+        answers.keys().all(|l| !l.starts_with("status")),
+        "{answers:?}"
+    );
+    assert!(
+        answers.contains_key("spam") || answers.contains_key("ham"),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .keys()
+            .any(|l| news.as_array().unwrap().iter().any(|n| n == l)),
+        "{answers:?}"
+    );
     assert!(server.stderr().contains("reloaded"), "{}", server.stderr());
     let post = std::fs::read(fixtures().join("news/sci.space/test-05593.txt")).unwrap();
     let answer = server.post("/classify", &post).json();
