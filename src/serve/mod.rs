@@ -116,6 +116,13 @@ impl ServeRequest {
             }
         };
         positive(self.max_body_bytes, "--max-body-bytes")?;
+        // A journal record's length is 32 bits.
+        if self.max_body_bytes > (u32::MAX as usize) - (1 << 16) {
+            return Err(ServeError::Setting(format!(
+                "--max-body-bytes must be below 4 GiB, but is {}",
+                self.max_body_bytes
+            )));
+        }
         positive(self.max_concurrent, "--max-concurrent")?;
         positive(self.max_connections, "--max-connections")?;
         positive(self.durability.snapshot_every, "--snapshot-every")?;
