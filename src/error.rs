@@ -22,6 +22,14 @@ pub enum Error {
     /// A model file that cannot be used.
     #[error("{}: {kind}", path.display())]
     Model { path: PathBuf, kind: ModelError },
+    /// A model that `cwtext serve` holds in memory: a correction written to its file would be
+    /// overwritten by the server's next snapshot, so it must go through the server.
+    #[error("model {} is held by cwtext serve at {server} (pid {pid}); use `cwtext learn --server {server} …`, or stop the server first", path.display())]
+    Served {
+        path: PathBuf,
+        server: String,
+        pid: String,
+    },
     /// A setting outside its valid range; the message names the value.
     #[error("invalid setting: {0}")]
     InvalidSetting(String),

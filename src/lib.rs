@@ -12,6 +12,7 @@
 //! | 4 [`integrations`] | archive, plot, shelf, lock | ties to things outside: a search index, SVG, embedded models, file locks |
 //! | 5 [`jobs`] | corpus, train, tune, online, batch, label, route, deliver, decisions, refile, metrics, explain, cluster | what a user asks for, over files and corpora |
 //! | 6 [`experiment`] | the papers' reproductions | uses every layer; nothing uses it |
+//! | 6 `serve` | the server of `cwtext serve` (cargo feature `serve`) | uses every layer below; nothing uses it |
 //!
 //! # Use from Rust
 //!
@@ -55,6 +56,8 @@ pub mod jobs;
 pub mod learn;
 pub mod model;
 pub mod progress;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod text;
 
 pub use error::{Error, Result};

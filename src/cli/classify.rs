@@ -8,12 +8,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
 
-use super::common::{probability, ModelArg, SamplingArgs, Ui, PRIOR_NOTE};
+use super::common::{probability, ModelArg, SamplingArgs, ServerArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::jobs::batch::predict_document;
+use cwtext::jobs::classify_output::{self, OutputFormat, OutputOptions};
 use cwtext::model::{Model, Prediction};
 use cwtext::text::pipeline::Pipeline;
 
@@ -69,15 +69,32 @@ pub struct ClassifyArgs {
     pub unsure_label: String,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    #[command(flatten)]
+    pub server: ServerArgs,
 }
 
 pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    let stdin = match args.files.is_empty() {
+        true => Some(super::common::read_stdin(ui)?),
+        false => None,
+    };
+    if args.server.server.is_some() {
+        #[cfg(feature = "serve")]
+        match remote(&args, stdin.as_deref())? {
+            super::remote::Remote::Done(outcome) => return Ok(outcome),
+            super::remote::Remote::Unreachable(why) => match args.server.server_fallback {
+                super::common::Fallback::Local => super::remote::falling_back(ui, &why),
+                super::common::Fallback::Fail => return Err(super::remote::unreachable(why)),
+            },
+        }
+        #[cfg(not(feature = "serve"))]
+        anyhow::bail!("--server needs the `serve` feature, which this cwtext was built without");
+    }
     let model = args.model.load(ui)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.files.is_empty() {
-        let bytes = super::common::read_stdin(ui)?;
+    if let Some(bytes) = stdin {
         let documents = documents(&bytes, "-", ui);
         if let [(_, one)] = documents.as_slice() {
             let prediction =
@@ -132,17 +149,91 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(super::common::report_skipped(ui, &skipped))
 }
 
-/// The documents of one input named `name`: its messages (`name@OFFSET`, quoting undone) when
-/// it is an mbox of two or more, else the input itself. A single message with a `From ` line
-/// (as procmail hands one over) stays one document under its own name.
-fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [u8]>)> {
-    match cwtext::text::mailbox::mbox::split_bytes(bytes, name) {
-        Some((messages, warnings)) => {
-            warnings.iter().for_each(|w| ui.warn(w));
-            messages
-        }
-        None => vec![(name.to_string(), Cow::Borrowed(bytes))],
+/// `classify --server URL`: the server's answer for standard input or each file, printed as
+/// it came (the server prints with the same code). Unreachable at the first request: the
+/// caller falls back or fails; later, an error.
+#[cfg(feature = "serve")]
+fn remote(
+    args: &ClassifyArgs,
+    stdin: Option<&[u8]>,
+) -> anyhow::Result<super::remote::Remote<Outcome>> {
+    use super::remote::{model_param, print, sampling_params, Client, Remote};
+    let client = Client::new(&args.server, None)?;
+    let format = match args.format {
+        Format::Text => "text",
+        Format::Json => "json",
+        Format::Tsv => "tsv",
+    };
+    let mut pairs = vec![("format", format.to_string())];
+    pairs.extend(model_param(args.model.model.as_deref()));
+    if let Some(top) = args.top {
+        pairs.push(("top", top.to_string()));
     }
+    if let Some(p) = args.min_prob {
+        pairs.push(("min_prob", p.to_string()));
+    }
+    pairs.push(("unsure_label", args.unsure_label.clone()));
+    pairs.extend(sampling_params(&args.sampling));
+    let skipped_in = |a: &cwtext::serve::client::Answer| {
+        a.header("x-cwtext-skipped")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    if let Some(bytes) = stdin {
+        let answer = match client.post("/classify", &pairs, bytes.to_vec()) {
+            Remote::Done(a) => a,
+            Remote::Unreachable(why) => return Ok(Remote::Unreachable(why)),
+        };
+        anyhow::ensure!(answer.status == 200, "{}", answer.error_message());
+        print(&answer.body)?;
+        return Ok(Remote::Done(if skipped_in(&answer) > 0 {
+            Outcome::Partial
+        } else {
+            Outcome::Success
+        }));
+    }
+    let several = args.files.len() > 1;
+    let mut skipped = 0;
+    for (i, path) in args.files.iter().enumerate() {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if several => {
+                eprintln!("cwtext: warning: skipped {}", Error::io(path, e));
+                skipped += 1;
+                continue;
+            }
+            Err(e) => return Err(Error::io(path, e).into()),
+        };
+        let mut file_pairs = pairs.clone();
+        file_pairs.push(("name", path.display().to_string()));
+        file_pairs.push(("several", several.to_string()));
+        let answer = match client.post("/classify", &file_pairs, bytes) {
+            Remote::Done(a) => a,
+            Remote::Unreachable(why) if i == 0 => return Ok(Remote::Unreachable(why)),
+            Remote::Unreachable(why) => return Err(super::remote::unreachable(why)),
+        };
+        if answer.status != 200 {
+            anyhow::ensure!(several, "{}", answer.error_message());
+            eprintln!("cwtext: warning: skipped {}", answer.error_message());
+            skipped += 1;
+            continue;
+        }
+        skipped += skipped_in(&answer);
+        print(&answer.body)?;
+    }
+    Ok(Remote::Done(if skipped > 0 {
+        Outcome::Partial
+    } else {
+        Outcome::Success
+    }))
+}
+
+/// The documents of one input named `name` ([`classify_output::documents`]), its warnings
+/// printed.
+fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [u8]>)> {
+    let (documents, warnings) = classify_output::documents(bytes, name);
+    warnings.iter().for_each(|w| ui.warn(w));
+    documents
 }
 
 fn predict_bytes(
@@ -163,16 +254,19 @@ fn predict_bytes(
     ))
 }
 
-/// Labels and probabilities, most probable first (ties: model order).
-fn ranked<'m>(model: &'m Model, p: &Prediction, top: Option<usize>) -> Vec<(&'m str, f64)> {
-    let probs = &p.distribution.probabilities;
-    let mut order: Vec<usize> = (0..probs.len()).collect();
-    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
-    order.truncate(top.unwrap_or(usize::MAX));
-    order
-        .into_iter()
-        .map(|i| (model.labels()[i].as_str(), probs[i]))
-        .collect()
+impl ClassifyArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            format: match self.format {
+                Format::Text => OutputFormat::Text,
+                Format::Json => OutputFormat::Json,
+                Format::Tsv => OutputFormat::Tsv,
+            },
+            top: self.top,
+            min_prob: self.min_prob,
+            unsure_label: self.unsure_label.clone(),
+        }
+    }
 }
 
 fn write(
@@ -184,67 +278,8 @@ fn write(
     several: bool,
     ui: &Ui,
 ) -> std::io::Result<()> {
-    let best = &model.labels()[p.label];
-    let unsure = p.is_unsure(args.min_prob);
-    // The decision: the best label, or the unsure label below --min-prob.
-    let label = if unsure { &args.unsure_label } else { best };
-    let ranked = ranked(model, p, args.top);
-    match args.format {
-        Format::Text => {
-            if several {
-                writeln!(out, "==> {name} <==")?;
-            }
-            writeln!(out, "{label}")?;
-            if let (true, Some(min)) = (unsure, args.min_prob) {
-                writeln!(
-                    out,
-                    "  unsure: best {best} {:.4}, below --min-prob {min}",
-                    p.probability()
-                )?;
-            }
-            if p.prior_only {
-                writeln!(out, "  {PRIOR_NOTE}")?;
-            }
-            for (l, prob) in &ranked {
-                writeln!(out, "  {prob:.4}  {l}")?;
-            }
-            writeln!(out, "  entropy {:.4}", p.distribution.entropy)?;
-        }
-        Format::Json => {
-            let probabilities: serde_json::Map<String, serde_json::Value> = ranked
-                .iter()
-                .map(|(l, prob)| (l.to_string(), json!(prob)))
-                .collect();
-            let mut obj = json!({
-                "file": name,
-                "label": label,
-                "probability": p.probability(),
-                "probabilities": probabilities,
-                "entropy": p.distribution.entropy,
-            });
-            // Only when they apply, as filter adds X-Cwtext-Best and X-Cwtext-Note.
-            if unsure {
-                obj["best"] = json!(best);
-            }
-            if p.prior_only {
-                obj["prior_only"] = json!(true);
-            }
-            writeln!(out, "{obj}")?;
-        }
-        Format::Tsv => {
-            if p.prior_only {
-                ui.info(format!("cwtext: note: {name}: {PRIOR_NOTE}"));
-            }
-            write!(
-                out,
-                "{name}\t{label}\t{:.4}\t{:.4}",
-                p.distribution.probabilities[p.label], p.distribution.entropy
-            )?;
-            for (l, prob) in &ranked {
-                write!(out, "\t{l}\t{prob:.4}")?;
-            }
-            writeln!(out)?;
-        }
+    if args.format == Format::Tsv && p.prior_only {
+        ui.info(format!("cwtext: note: {name}: {PRIOR_NOTE}"));
     }
-    Ok(())
+    classify_output::write_prediction(out, model.labels(), name, p, &args.output(), several)
 }

@@ -90,14 +90,23 @@ impl Progress for Bar {
 /// stderr as `cwtext: warning: …`, unless quiet.
 struct WarningLogger;
 
+/// Whether informational lines are printed too (`serve`'s log).
+static INFO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 impl log::Log for WarningLogger {
     fn enabled(&self, metadata: &log::Metadata) -> bool {
         metadata.level() <= log::Level::Warn
+            || (metadata.level() == log::Level::Info
+                && INFO.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     fn log(&self, record: &log::Record) {
         if self.enabled(record.metadata()) {
-            eprintln!("cwtext: warning: {}", record.args());
+            match record.level() {
+                log::Level::Error => eprintln!("cwtext: error: {}", record.args()),
+                log::Level::Warn => eprintln!("cwtext: warning: {}", record.args()),
+                _ => eprintln!("cwtext: {}", record.args()),
+            }
         }
     }
 
@@ -114,6 +123,15 @@ pub fn install_warning_logger(quiet: bool) {
         } else {
             log::LevelFilter::Warn
         });
+    }
+}
+
+/// Prints informational lines of the library's log too (a long-running `serve`), unless quiet.
+#[cfg(feature = "serve")]
+pub fn log_info_too(quiet: bool) {
+    if !quiet {
+        INFO.store(true, std::sync::atomic::Ordering::Relaxed);
+        log::set_max_level(log::LevelFilter::Info);
     }
 }
 
@@ -285,6 +303,34 @@ impl FilterArgs {
     }
 }
 
+/// `--server URL` of classify, filter and learn: ask a running `cwtext serve`.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Ask a running `cwtext serve` at URL (http://HOST:PORT or unix:/PATH) instead of loading
+    /// the model; -m NAME (or the model file's path) picks one of its models.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// When the server cannot be reached or fails: fail (exit 2, naming the URL; filter still
+    /// passes the message on, with X-Cwtext-Error) or use the local model (-m) instead.
+    #[arg(long, value_enum, default_value_t = Fallback::Fail, requires = "server")]
+    pub server_fallback: Fallback,
+    /// Seconds to wait for the server's answer.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "server"
+    )]
+    pub server_timeout: f64,
+}
+
+/// `--server-fallback`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fallback {
+    Fail,
+    Local,
+}
+
 /// `--samples` and `--seed` of the Gibbs estimate.
 #[derive(Debug, Args)]
 pub struct SamplingArgs {
@@ -320,9 +366,7 @@ impl SamplingArgs {
     }
 }
 
-/// How `classify` and `label` flag a prediction that rests on the model's prior alone (a
-/// document without a word; `filter` says it in `X-Cwtext-Note`).
-pub const PRIOR_NOTE: &str = "rests on the prior: no words (the labels' training base rates)";
+pub use cwtext::jobs::classify_output::PRIOR_NOTE;
 
 /// Parses a probability flag (`--min-prob`), naming the value when it is not one.
 pub fn probability(s: &str) -> Result<f64, String> {

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use clap::Args;
 
-use super::common::{probability, ModelArg, SamplingArgs, Ui};
+use super::common::{probability, ModelArg, SamplingArgs, ServerArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict};
 
@@ -59,6 +59,8 @@ pub struct FilterArgs {
     pub always_zero: bool,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    #[command(flatten)]
+    pub server: ServerArgs,
 }
 
 /// The built-in model `filter` uses when none is named.
@@ -75,6 +77,37 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // Read the message first: whatever happens to the model, it goes out again.
     let mut message = Vec::new();
     let read_error = std::io::stdin().read_to_end(&mut message).err();
+    if args.server.server.is_some() && read_error.is_none() {
+        #[cfg(feature = "serve")]
+        match remote(&args, &message) {
+            Ok((filtered, code)) => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(&filtered)?;
+                out.flush()?;
+                return Ok(Outcome::Code(if args.always_zero { 0 } else { code }));
+            }
+            Err(why) if args.server.server_fallback == super::common::Fallback::Local => {
+                super::remote::falling_back(ui, &why)
+            }
+            Err(why) => {
+                // Never lose the message: it goes on with the error in X-Cwtext-Error.
+                let options = FilterOptions {
+                    unsure_label: args.unsure_label.clone(),
+                    ..FilterOptions::default()
+                };
+                let filtered = filter_message(Err(why.clone()), &message, &options);
+                let mut out = std::io::stdout().lock();
+                out.write_all(&filtered.message)?;
+                out.flush()?;
+                if !ui.quiet {
+                    eprintln!("cwtext: error: {why} (the message was passed on unchanged)");
+                }
+                return Ok(Outcome::Code(if args.always_zero { 0 } else { EXIT_ERROR }));
+            }
+        }
+        #[cfg(not(feature = "serve"))]
+        anyhow::bail!("--server needs the `serve` feature, which this cwtext was built without");
+    }
     let loaded = match read_error {
         Some(e) => Err(format!(
             "cannot read the whole message from standard input ({e}); it was passed on as read"
@@ -105,4 +138,34 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
     };
     Ok(Outcome::Code(if args.always_zero { 0 } else { code }))
+}
+
+/// `filter --server URL`: the server's filtered message and exit code, or why there is none.
+#[cfg(feature = "serve")]
+fn remote(args: &FilterArgs, message: &[u8]) -> Result<(Vec<u8>, u8), String> {
+    use super::remote::{model_param, sampling_params, Client, Remote};
+    let client = Client::new(&args.server, None).map_err(|e| format!("{e:#}"))?;
+    let mut pairs = Vec::new();
+    pairs.extend(model_param(args.model.model.as_deref()));
+    if let Some(p) = args.min_prob {
+        pairs.push(("min_prob", p.to_string()));
+    }
+    pairs.push(("unsure_label", args.unsure_label.clone()));
+    pairs.push(("subject_tag", args.subject_tag.to_string()));
+    pairs.extend(sampling_params(&args.sampling));
+    match client.post("/filter", &pairs, message.to_vec()) {
+        Remote::Done(a) if a.status == 200 => {
+            let code = a
+                .header("x-cwtext-exit-code")
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(EXIT_ERROR);
+            Ok((a.body, code))
+        }
+        Remote::Done(a) => Err(format!(
+            "cwtext serve at {} refused the message: {}",
+            client.url(),
+            a.error_message()
+        )),
+        Remote::Unreachable(why) => Err(why),
+    }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::common::{report_skipped, FilterArgs, Ui};
+use super::common::{report_skipped, FilterArgs, ServerArgs, Ui};
 use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
@@ -42,9 +42,10 @@ learned is recorded in the log, so running it again learns only what you refiled
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct LearnArgs {
-    /// The model to update in place.
-    #[arg(short, long, value_name = "MODEL")]
-    pub model: PathBuf,
+    /// The model to update in place (with --server: the server's model NAME, or the file it
+    /// serves).
+    #[arg(short, long, value_name = "MODEL", required_unless_present = "server")]
+    pub model: Option<PathBuf>,
     /// The label of every input; without it, the single input is a folder DIR/<label>/<file>.
     #[arg(short, long, value_name = "L")]
     pub label: Option<String>,
@@ -59,6 +60,11 @@ pub struct LearnArgs {
     pub record: Option<PathBuf>,
     #[command(flatten)]
     pub filter: FilterArgs,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// With --server: the file holding the server's token (`cwtext serve --token-file`).
+    #[arg(long, value_name = "FILE", requires = "server")]
+    pub token_file: Option<PathBuf>,
     /// Seed of the order in which a folder's documents are learned (a folder is a set, and a
     /// label-sorted stream would teach one label at a time).
     #[arg(long, default_value_t = 1)]
@@ -68,7 +74,11 @@ pub struct LearnArgs {
 pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     if let Some(root) = &args.from_store {
-        return from_store(&args, root, ui);
+        anyhow::ensure!(
+            args.server.server.is_none(),
+            "learn --from-store does not go through a server yet: stop the server, or learn the refiled messages with --label through it"
+        );
+        return from_store(&args, model_path(&args)?, root, ui);
     }
     // What to learn, before taking the lock (reading can be slow; the lock is held briefly).
     let mut sources: Vec<(Input, String)> = Vec::new();
@@ -76,15 +86,11 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         (Some(label), []) => {
             // An mbox on standard input is learned message by message.
             let bytes = super::common::read_stdin(ui)?;
-            match mbox::split_bytes(&bytes, "-") {
-                Some((messages, warnings)) => {
-                    warnings.iter().for_each(|w| ui.warn(w));
-                    for (name, message) in messages {
-                        let input = Input::Bytes(PathBuf::from(name), message.into_owned());
-                        sources.push((input, label.clone()));
-                    }
-                }
-                None => sources.push((Input::Bytes("<stdin>".into(), bytes), label.clone())),
+            let (documents, warnings) = cwtext::jobs::online::correction_documents(&bytes);
+            warnings.iter().for_each(|w| ui.warn(w));
+            for (name, document) in documents {
+                let input = Input::Bytes(name, document.into_owned());
+                sources.push((input, label.clone()));
             }
         }
         (Some(label), files) => {
@@ -129,8 +135,25 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             "invalid setting: give --label L with the documents, or a single folder DIR/<label>/<file>"
         ),
     }
-    let lock = ModelLock::acquire(&args.model)?;
-    let mut model = Model::load(&args.model)?;
+    if args.server.server.is_some() {
+        #[cfg(feature = "serve")]
+        {
+            let (done, failure) = remote(&args, &sources, ui)?;
+            match failure {
+                None => return Ok(Outcome::Success),
+                Some(why) if args.server.server_fallback == super::common::Fallback::Local => {
+                    super::remote::falling_back(ui, &why);
+                    sources.drain(..done);
+                }
+                Some(why) => return Err(super::remote::unreachable(why)),
+            }
+        }
+        #[cfg(not(feature = "serve"))]
+        anyhow::bail!("--server needs the `serve` feature, which this cwtext was built without");
+    }
+    let model_path = model_path(&args)?;
+    let lock = ModelLock::acquire_to_learn(model_path)?;
+    let mut model = Model::load(model_path)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let mut documents = Vec::with_capacity(sources.len());
     let mut skipped = Vec::new();
@@ -153,12 +176,12 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         };
     }
     let report = cwtext::jobs::online::learn(&mut model, &documents)?;
-    model.save(&args.model)?;
+    model.save(model_path)?;
     drop(lock);
     ui.info(format!(
         "learned {} document(s) into {} ({} mispredicted before the update{}){} in {:.0} ms",
         report.documents,
-        args.model.display(),
+        model_path.display(),
         report.mistakes,
         if model.rehearsal.is_some() {
             format!("; {} score(s) of kept documents restored", report.replayed)
@@ -175,6 +198,68 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(report_skipped(ui, &skipped))
 }
 
+/// The model file -m names (needed without --server, and for its local fallback).
+fn model_path(args: &LearnArgs) -> anyhow::Result<&std::path::Path> {
+    args.model.as_deref().ok_or_else(|| {
+        anyhow::anyhow!("invalid setting: learn needs -m MODEL, the model file to update")
+    })
+}
+
+/// `learn --server URL`: each document sent to the server in order, acknowledged once it is in
+/// the server's journal. Returns how many were acknowledged and, if the server could not take
+/// the rest, why (the caller falls back on the local model for the rest, or fails).
+#[cfg(feature = "serve")]
+fn remote(
+    args: &LearnArgs,
+    sources: &[(Input, String)],
+    ui: &Ui,
+) -> anyhow::Result<(usize, Option<String>)> {
+    use super::remote::{model_param, Client, Remote};
+    let client = Client::new(&args.server, args.token_file.as_deref())?;
+    let mut learned = 0;
+    let mut mistakes = 0;
+    let mut new_labels: Vec<String> = Vec::new();
+    let mut model_name = String::new();
+    for (i, (input, label)) in sources.iter().enumerate() {
+        let bytes = match input {
+            Input::Bytes(_, b) => b.clone(),
+            Input::Document(source) => {
+                source.read_bytes(cwtext::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES)?
+            }
+        };
+        let mut pairs = vec![("label", label.clone())];
+        pairs.extend(model_param(args.model.as_deref()));
+        match client.post("/learn", &pairs, bytes) {
+            Remote::Done(a) if a.status == 200 => {
+                let v: serde_json::Value = serde_json::from_slice(&a.body)?;
+                learned += v["documents"].as_u64().unwrap_or(0);
+                mistakes += v["mistakes"].as_u64().unwrap_or(0);
+                model_name = v["model"].as_str().unwrap_or("").to_string();
+                for l in v["new_labels"].as_array().into_iter().flatten() {
+                    new_labels.extend(l.as_str().map(str::to_string));
+                }
+            }
+            Remote::Done(a) => anyhow::bail!(
+                "cwtext serve at {} refused a correction ({} learned before it): {}",
+                client.url(),
+                i,
+                a.error_message()
+            ),
+            Remote::Unreachable(why) => return Ok((i, Some(why))),
+        }
+    }
+    ui.info(format!(
+        "learned {learned} document(s) into {model_name} at {} ({mistakes} mispredicted before the update{}); in the server's journal, in its model file at its next snapshot",
+        client.url(),
+        if new_labels.is_empty() {
+            String::new()
+        } else {
+            format!("; new label(s): {}", new_labels.join(", "))
+        }
+    ));
+    Ok((sources.len(), None))
+}
+
 enum Input {
     /// Standard input, or one message of an mbox on it, read before the lock was taken.
     Bytes(PathBuf, Vec<u8>),
@@ -186,12 +271,7 @@ impl Input {
         match self {
             Input::Document(source) => featurize_source(pipeline, source),
             Input::Bytes(name, bytes) => {
-                let doc = cwtext::text::input::document_from_bytes(
-                    bytes,
-                    name,
-                    pipeline.config().input_limits(),
-                )?;
-                cwtext::text::featurize::featurize_document(pipeline, &doc, name)
+                cwtext::jobs::online::featurize_bytes(pipeline, bytes, name)
             }
         }
     }
@@ -199,14 +279,19 @@ impl Input {
 
 /// `learn --from-store ROOT`: the library finds and learns the refiled messages; this prints
 /// what it did.
-fn from_store(args: &LearnArgs, root: &std::path::Path, ui: &Ui) -> anyhow::Result<Outcome> {
+fn from_store(
+    args: &LearnArgs,
+    model: &std::path::Path,
+    root: &std::path::Path,
+    ui: &Ui,
+) -> anyhow::Result<Outcome> {
     let settings = RefileSettings {
         log: args.record.clone(),
         layout: args.filter.layout(),
         filter: args.filter.build()?,
     };
-    let name = args.model.display().to_string();
-    let report = learn_from_store(&args.model, &name, root, &settings)?;
+    let name = model.display().to_string();
+    let report = learn_from_store(model, &name, root, &settings)?;
     report.warnings.iter().for_each(|w| ui.warn(w));
     let others = format!(
         "{} recorded in {}: {} where they were put, {} in the inbox or unsure folder, {} deleted",
@@ -236,7 +321,7 @@ fn from_store(args: &LearnArgs, root: &std::path::Path, ui: &Ui) -> anyhow::Resu
         ui.info(format!(
             "learned {} refiled message(s) into {}: {}{new_labels} ({others})",
             report.total(),
-            args.model.display(),
+            model.display(),
             moves.join(", ")
         ));
     }

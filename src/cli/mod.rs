@@ -15,8 +15,12 @@ mod label;
 mod learn;
 mod merge;
 mod models;
+#[cfg(feature = "serve")]
+mod remote;
 #[cfg(feature = "archive")]
 mod search;
+#[cfg(feature = "serve")]
+mod serve;
 mod shell;
 mod train;
 mod tune;
@@ -72,6 +76,10 @@ pub enum Command {
     Tune(tune::TuneArgs),
     /// Reproduce the papers' experiments (NIPS 2008 synthetic data, EMNLP 2009 epochs).
     Experiment(experiment::ExperimentArgs),
+    /// Serve models over HTTP (or a Unix socket): classify, filter, and learn with a journal
+    /// that loses no correction.
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
     /// Show the features that decided a document's label, in words, with their weights.
     Explain(explain::ExplainArgs),
     /// Describe a model: labels, training, pipeline and its strongest features per label.
@@ -121,6 +129,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Tune(args) => tune::run(args, &ui),
         Command::Learn(args) => learn::run(args, &ui),
         Command::Merge(args) => merge::run(args, &ui),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::run(args, cli.threads, &ui),
         Command::Explain(args) => explain::run(args, &ui),
         Command::Inspect(args) => inspect::run(args, &ui),
         Command::Models => models::run(),

@@ -39,6 +39,88 @@ impl ModelLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Takes the lock to correct the model in place (`learn`): refused with
+    /// [`Error::Served`] when a `cwtext serve` holds the model, whose next snapshot would undo
+    /// the correction.
+    pub fn acquire_to_learn(model: &Path) -> Result<ModelLock> {
+        let lock = ModelLock::acquire(model)?;
+        if let Some((server, pid)) = ServerMark::holder(model) {
+            return Err(Error::Served {
+                path: model.to_path_buf(),
+                server,
+                pid,
+            });
+        }
+        Ok(lock)
+    }
+}
+
+/// A running `cwtext serve`'s claim on a model: `MODEL.server`, locked (`flock`) for as long as
+/// the server runs, holding its address and process id. The lock, not the file, says the
+/// server is alive: a killed server leaves the file, but the system drops its lock.
+#[derive(Debug)]
+pub struct ServerMark {
+    _file: File,
+    path: PathBuf,
+}
+
+impl ServerMark {
+    /// The mark of `model`: `model` + ".server".
+    pub fn path_for(model: &Path) -> PathBuf {
+        let mut name = model.as_os_str().to_os_string();
+        name.push(".server");
+        PathBuf::from(name)
+    }
+
+    /// Claims `model` for a server at `address`; an error naming the other server when one
+    /// already holds it.
+    pub fn hold(model: &Path, address: &str) -> Result<ServerMark> {
+        use std::io::Write;
+        let path = Self::path_for(model);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let (server, pid) = Self::holder(model).unwrap_or_default();
+                return Err(Error::Served {
+                    path: model.to_path_buf(),
+                    server,
+                    pid,
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        }
+        file.set_len(0).map_err(|e| Error::io(&path, e))?;
+        writeln!(file, "{address}\n{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
+        Ok(ServerMark { _file: file, path })
+    }
+
+    /// The address and process id of the server holding `model`, if one runs.
+    pub fn holder(model: &Path) -> Option<(String, String)> {
+        let path = Self::path_for(model);
+        let file = File::open(&path).ok()?;
+        match file.try_lock_shared() {
+            Ok(()) => None,
+            Err(_) => {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let mut lines = text.lines();
+                let server = lines.next().unwrap_or("an unknown address").to_string();
+                let pid = lines.next().unwrap_or("?").to_string();
+                Some((server, pid))
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 #[cfg(test)]

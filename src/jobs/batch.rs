@@ -52,9 +52,21 @@ pub fn classify_bytes(
     method: Method,
 ) -> Result<Prediction> {
     let mut pipeline = Pipeline::new(model.pipeline())?;
+    classify_bytes_with(model, &mut pipeline, bytes, name, method)
+}
+
+/// [`classify_bytes`] with a pipeline made for the model ([`Pipeline::new`] of its
+/// configuration), for callers that classify many documents (a server keeps a few).
+pub fn classify_bytes_with(
+    model: &Model,
+    pipeline: &mut Pipeline,
+    bytes: &[u8],
+    name: &Path,
+    method: Method,
+) -> Result<Prediction> {
     let limits = model.pipeline().input_limits();
     let doc = crate::text::input::document_from_bytes(bytes, name, limits)?;
-    Ok(predict_document(model, &mut pipeline, &doc, name, method))
+    Ok(predict_document(model, pipeline, &doc, name, method))
 }
 
 /// Predicts one parsed document with `pipeline` (the model's own). A document without a word

@@ -21,9 +21,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::jobs::batch::classify_bytes;
+use crate::jobs::batch::classify_bytes_with;
 use crate::learn::probability::Method;
 use crate::model::Model;
+use crate::text::pipeline::Pipeline;
 
 /// The prefix of every added field.
 pub const FIELD_PREFIX: &str = "X-Cwtext";
@@ -89,13 +90,33 @@ pub fn filter_message(
     message: &[u8],
     options: &FilterOptions,
 ) -> Filtered {
+    let with_pipeline = model.and_then(|m| {
+        Pipeline::new(m.pipeline())
+            .map(|p| (m, p))
+            .map_err(|e| e.to_string())
+    });
+    match with_pipeline {
+        Ok((m, mut pipeline)) => filter_message_with(Ok((m, &mut pipeline)), message, options),
+        Err(e) => filter_message_with(Err(e), message, options),
+    }
+}
+
+/// [`filter_message`] with a pipeline made for the model (a server keeps a few rather than
+/// building one per message). Never fails and never drops a byte.
+pub fn filter_message_with(
+    model: Result<(&Model, &mut Pipeline), String>,
+    message: &[u8],
+    options: &FilterOptions,
+) -> Filtered {
     let labels: &[String] = match &model {
-        Ok(m) => m.labels(),
+        Ok((m, _)) => m.labels(),
         Err(_) => &[],
     };
     let verdict = match model {
         Err(e) => Verdict::Error(e),
-        Ok(model) => match catch_unwind(AssertUnwindSafe(|| decide(model, message, options))) {
+        Ok((model, pipeline)) => match catch_unwind(AssertUnwindSafe(|| {
+            decide(model, pipeline, message, options)
+        })) {
             Ok(Ok(v)) => v,
             Ok(Err(e)) => Verdict::Error(e),
             Err(_) => {
@@ -116,10 +137,15 @@ pub fn filter_message(
 }
 
 /// The decision for one message.
-fn decide(model: &Model, message: &[u8], options: &FilterOptions) -> Result<Verdict, String> {
+fn decide(
+    model: &Model,
+    pipeline: &mut Pipeline,
+    message: &[u8],
+    options: &FilterOptions,
+) -> Result<Verdict, String> {
     let path = std::path::Path::new("<stdin>");
-    let prediction =
-        classify_bytes(model, message, path, options.method).map_err(|e| e.to_string())?;
+    let prediction = classify_bytes_with(model, pipeline, message, path, options.method)
+        .map_err(|e| e.to_string())?;
     let prior_only = prediction.prior_only;
     let probabilities = &prediction.distribution.probabilities;
     let label = prediction.label;

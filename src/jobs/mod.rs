@@ -9,7 +9,7 @@
 //! memory or from [`feature_cache`] (a compact file on disk, for corpora larger than memory);
 //! `cluster` trains across processes (cargo feature `cluster`); [`tune`]
 //! searches settings (checked once into a [`tune::TunePlan`]); [`online`] applies corrections;
-//! [`batch`] classifies many files; [`label`] walks a folder, classifies and routes, and
+//! [`batch`] classifies many files and [`classify_output`] prints a prediction as `classify` does; [`label`] walks a folder, classifies and routes, and
 //! `archiving` (cargo feature `archive`) keeps what it labelled in a search index; [`route`]
 //! copies or moves a file into its label's folder and [`deliver`] a message into a Maildir or
 //! mbox store; [`decisions`] records what `label` decided, and [`refile`] learns from where the
@@ -24,6 +24,7 @@
 pub mod archiving;
 pub mod batch;
 pub mod calibrate;
+pub mod classify_output;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod corpus;

@@ -17,10 +17,14 @@
 //!   restores their scores: the raised label may not score above what it scored on the other
 //!   labels' kept documents, a lowered label not below what it scored on its own.
 
-use crate::error::Result;
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::learn::learner::{LabelStart, Learner};
 use crate::model::Model;
+use crate::text::pipeline::Pipeline;
 
 /// What a batch of corrections did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,6 +97,90 @@ fn calibrated_eta(eta: f64, scale: f64) -> f64 {
     use statrs::distribution::{ContinuousCDF, Normal};
     let n = Normal::new(0.0, 1.0).expect("the standard normal");
     n.cdf(n.inverse_cdf(eta) * scale.sqrt())
+}
+
+/// A document's name (in errors) and its bytes.
+pub type NamedBytes<'b> = (PathBuf, Cow<'b, [u8]>);
+
+/// The documents of one correction given as bytes (standard input of `learn --label L`, a learn
+/// request to `cwtext serve`): the messages of an mbox of two or more (`-@OFFSET`, quoting
+/// undone), else the bytes as one document named `<stdin>`; with the mbox scan's warnings.
+pub fn correction_documents(bytes: &[u8]) -> (Vec<NamedBytes<'_>>, Vec<String>) {
+    match crate::text::mailbox::mbox::split_bytes(bytes, "-") {
+        Some((messages, warnings)) => (
+            messages
+                .into_iter()
+                .map(|(name, m)| (PathBuf::from(name), m))
+                .collect(),
+            warnings,
+        ),
+        None => (
+            vec![(PathBuf::from("<stdin>"), Cow::Borrowed(bytes))],
+            Vec::new(),
+        ),
+    }
+}
+
+/// The features of one document's bytes named `name`, as `learn` reads it: an error when it is
+/// not text or has no word (nothing to learn from).
+pub fn featurize_bytes(
+    pipeline: &mut Pipeline,
+    bytes: &[u8],
+    name: &Path,
+) -> Result<FeatureVector> {
+    let doc =
+        crate::text::input::document_from_bytes(bytes, name, pipeline.config().input_limits())?;
+    crate::text::featurize::featurize_document(pipeline, &doc, name)
+}
+
+/// What one correction's bytes hold for the learner ([`featurize_correction`]).
+#[derive(Debug)]
+pub struct CorrectionDocuments {
+    /// In order.
+    pub features: Vec<FeatureVector>,
+    /// Messages of an mbox that could not be learned from (binary, no words), as `learn` skips
+    /// them with a warning.
+    pub skipped: Vec<Error>,
+    pub warnings: Vec<String>,
+}
+
+/// Featurises one correction's bytes exactly as `learn --label L < FILE` does
+/// ([`correction_documents`], [`featurize_bytes`]); an error when nothing is left to learn
+/// from (the last document's problem, as `learn` reports it).
+pub fn featurize_correction(pipeline: &mut Pipeline, bytes: &[u8]) -> Result<CorrectionDocuments> {
+    let (documents, warnings) = correction_documents(bytes);
+    let mut features = Vec::with_capacity(documents.len());
+    let mut skipped = Vec::new();
+    for (name, document) in &documents {
+        match featurize_bytes(pipeline, document, name) {
+            Ok(x) => features.push(x),
+            Err(e) if e.is_skippable() => skipped.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    if features.is_empty() {
+        return Err(skipped.pop().unwrap_or_else(|| Error::EmptyDocument {
+            path: PathBuf::from("<stdin>"),
+        }));
+    }
+    Ok(CorrectionDocuments {
+        features,
+        skipped,
+        warnings,
+    })
+}
+
+/// Applies one correction's features, all with `label` ([`learn`]).
+pub fn learn_features(
+    model: &mut Model,
+    features: Vec<FeatureVector>,
+    label: &str,
+) -> Result<Corrections> {
+    let documents: Vec<(FeatureVector, String)> = features
+        .into_iter()
+        .map(|x| (x, label.to_string()))
+        .collect();
+    learn(model, &documents)
 }
 
 /// Applies one update per (document, label), in order, as `learn` does.

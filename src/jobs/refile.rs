@@ -142,7 +142,7 @@ pub fn learn_from_store(
         ..RefileReport::default()
     };
 
-    let lock = ModelLock::acquire(model_path)?;
+    let lock = ModelLock::acquire_to_learn(model_path)?;
     let mut model = Model::load(model_path)?;
     let (found, store_warnings) = find_messages(root, settings, &model, &expected)?;
     warnings.extend(store_warnings);

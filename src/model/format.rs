@@ -567,6 +567,18 @@ impl Model {
     /// Writes the model atomically: a temporary file beside `path`, flushed, then renamed.
     /// Returns the file's checksum (its [`Model::fingerprint`] once loaded).
     pub fn save(&self, path: &Path) -> Result<u32> {
+        self.save_then(path, |_| Ok(()))
+    }
+
+    /// [`Model::save`], calling `before_rename` with the new file's checksum once it is written
+    /// and synced but before it replaces `path` (a journal records which file a snapshot made,
+    /// so that a crash between the two is told apart from a model replaced by another program).
+    /// An error from it leaves `path` as it was.
+    pub fn save_then(
+        &self,
+        path: &Path,
+        before_rename: impl FnOnce(u32) -> Result<()>,
+    ) -> Result<u32> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -585,6 +597,7 @@ impl Model {
         writer.flush().map_err(io)?;
         drop(writer);
         tmp.as_file().sync_all().map_err(io)?;
+        before_rename(crc)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
         Ok(crc)
     }

@@ -16,6 +16,7 @@ const LAYERS: &[(&str, usize)] = &[
     ("integrations", 4),
     ("jobs", 5),
     ("experiment", 6),
+    ("serve", 6),
 ];
 
 fn rank(module: &str) -> Option<usize> {

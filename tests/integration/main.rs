@@ -28,6 +28,8 @@ mod mailbox;
 mod model_compat;
 mod reproduce;
 mod selection;
+#[cfg(all(feature = "cli", feature = "serve"))]
+mod serve;
 mod splits;
 #[cfg(feature = "cli")]
 mod store;

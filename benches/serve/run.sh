@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# cwtext serve on loopback (issue 21), bounded in requests and time; writes a table to
+# benches/results/serve-DATE.md. Release build; the load generator (examples/serve_load.rs)
+# runs on the same 2 cores as the server, so the server's share is smaller than the machine.
+#
+#   bash benches/serve/run.sh            # about 2 minutes after the build
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ -n "${SKIP_BUILD:-}" ] || cargo build --release --bin cwtext --example serve_load >&2
+BIN=$PWD/target/release/cwtext
+LOAD=$PWD/target/release/examples/serve_load
+CORPUS=$PWD/tests/fixtures/mail            # 80 SpamAssassin mails, ham/ and spam/
+WORK=$(mktemp -d)
+SERVER=
+cleanup() { [ -n "$SERVER" ] && kill -9 "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+OUT=${OUT:-benches/results/serve-$(date -u +%F).md}
+PORT=${PORT:-18470}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
+
+"$BIN" train "$CORPUS" -o "$WORK/mail.cwm" -q --seed 1
+MAIL="$CORPUS/ham/$(ls "$CORPUS/ham" | head -1)"
+SIZE=$(stat -c %s "$WORK/mail.cwm")
+
+# 1. One process per message, as a procmail recipe runs it.
+N=200
+start=$(date +%s.%N)
+for _ in $(seq $N); do "$BIN" classify -m "$WORK/mail.cwm" < "$MAIL" > /dev/null; done
+end=$(date +%s.%N)
+PROCESS_RATE=$(echo "$N / ($end - $start)" | bc -l)
+PROCESS_MS=$(echo "1000 * ($end - $start) / $N" | bc -l)
+
+serve() {
+  "$BIN" serve -q -m "m=$1" --listen "127.0.0.1:$PORT" > /dev/null &
+  SERVER=$!
+  for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PORT/health" > /dev/null && return; sleep 0.05; done
+  echo "the server did not start" >&2; exit 1
+}
+stop() { kill -TERM "$SERVER"; wait "$SERVER"; SERVER=; }
+
+# 2. Classify: 32 keep-alive clients.
+cp "$WORK/mail.cwm" "$WORK/served.cwm"
+serve "$WORK/served.cwm"
+CLASSIFY=$("$LOAD" classify "http://127.0.0.1:$PORT" "$CORPUS" --connections 32 --requests 400000 --seconds "$SECONDS_PER_RUN")
+# 3. Learn with group commit while classify load continues: 32 classify and 32 learn clients
+# (a group is at most the corrections waiting, so fewer learners give smaller groups: 8 learners
+# alone reached about 1,100/s, 32 about 3,100/s, each sync taking a few ms on this disk).
+MIXED=$("$LOAD" mixed "http://127.0.0.1:$PORT" "$CORPUS" --connections 32 --learners 32 --requests 400000 --seconds "$SECONDS_PER_RUN")
+stop
+echo "$CLASSIFY" >&2; echo "$MIXED" >&2
+
+# 4. kill -9 at random moments during classify + learn, 20 times; then every acknowledged
+# correction replayed with `cwtext learn` in order must give the same model bytes.
+cp "$WORK/mail.cwm" "$WORK/crash.cwm"
+cp "$WORK/mail.cwm" "$WORK/replayed.cwm"
+CRASH=$("$LOAD" crash "$BIN" "$WORK/crash.cwm" "$CORPUS" --rounds 20 --learn-log "$WORK/acked.tsv" --port $((PORT + 1)))
+echo "$CRASH" >&2
+# Replay: runs of one label in one `learn` (the same updates in the same order).
+label= ; files=()
+flush() { [ ${#files[@]} -gt 0 ] && "$BIN" learn -q -m "$WORK/replayed.cwm" --label "$label" "${files[@]}"; files=(); }
+while IFS=$'\t' read -r l f; do
+  [ "$l" != "$label" ] && { flush || true; label=$l; }
+  files+=("$f")
+done < "$WORK/acked.tsv"
+flush || true
+if cmp -s "$WORK/crash.cwm" "$WORK/replayed.cwm"; then BYTES="identical"; else BYTES="DIFFERENT"; fi
+
+j() { echo "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
+jl() { echo "$1" | sed -n "${3}p" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
+RATE=$(j "$CLASSIFY" per_second)
+RATIO=$(echo "$RATE / $PROCESS_RATE" | bc -l)
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+mkdir -p "$(dirname "$OUT")"
+cat > "$OUT" <<TABLE
+# cwtext serve on loopback, $(date -u +%F)
+
+\`bash benches/serve/run.sh\`, release build, $(nproc) cores shared with the load generator (and
+with another engineer's builds: load average $LOADAVG at the end). Model: trained on the 80
+fixture mails ($SIZE bytes, f32, rehearsal kept); documents: those mails (1–30 KB).
+
+| what | figure | target |
+|---|---:|---|
+| \`cwtext classify -m MODEL < mail\`, a process per message ($N runs) | $(printf %.0f "$PROCESS_RATE")/s ($(printf %.2f "$PROCESS_MS") ms each) | |
+| server classify, 32 keep-alive clients, ${SECONDS_PER_RUN} s | $(printf %.0f "$RATE")/s, $(printf %.1f "$RATIO")× the process rate | ≥ 10× |
+| its latency p50 / p99 / max | $(printf %.2f "$(j "$CLASSIFY" p50_ms)") / $(printf %.2f "$(j "$CLASSIFY" p99_ms)") / $(printf %.1f "$(j "$CLASSIFY" max_ms)") ms | p99 ≤ 5 ms |
+| errors | $(j "$CLASSIFY" errors) | 0 |
+| learn acknowledged (group commit, fsync before the answer), 32 learn clients while 32 classify | $(printf %.0f "$(jl "$MIXED" per_second 2)")/s, p99 $(printf %.1f "$(jl "$MIXED" p99_ms 2)") ms, $(jl "$MIXED" errors 2) errors | ≥ 1,000/s |
+| classify meanwhile | $(printf %.0f "$(jl "$MIXED" per_second 1)")/s, p99 $(printf %.1f "$(jl "$MIXED" p99_ms 1)") ms | |
+| kill -9 at random moments during classify + learn | $(j "$CRASH" rounds) rounds, $(j "$CRASH" acknowledged) acknowledged corrections, $(j "$CRASH" in_flight_made_durable) unanswered ones made durable | |
+| every correction exactly once (the model's document count after each restart) | yes (asserted each round) | |
+| model bytes vs replaying the acknowledged list with \`cwtext learn\` | $BYTES | identical |
+| back up after kill -9 (until /health answers), median / max | $(printf %.0f "$(j "$CRASH" restart_ms_median)") / $(printf %.0f "$(j "$CRASH" restart_ms_max)") ms | ≤ 1 s |
+
+Raw lines:
+
+\`\`\`
+$CLASSIFY
+$MIXED
+$CRASH
+\`\`\`
+TABLE
+echo "wrote $OUT" >&2
+[ "$BYTES" = identical ]

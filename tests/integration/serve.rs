@@ -1,0 +1,1029 @@
+//! `cwtext serve` seen from outside: the real binary on 127.0.0.1 (port 0, the URL read from its
+//! first line of output), spoken to over plain HTTP/1.1. Its answers are byte for byte what
+//! `classify --format json`, `filter` and `learn` give; acknowledged corrections survive
+//! SIGTERM and `kill -9`; bad requests get a 4xx with a JSON error. Every server is killed when
+//! its test ends, and every test is bounded in requests and time.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{cwtext, fixtures, stderr, stdout};
+
+/// A running server, killed (SIGKILL) when dropped unless it was stopped.
+struct Server {
+    child: Option<Child>,
+    url: String,
+    stderr_path: PathBuf,
+}
+
+impl Server {
+    fn start(dir: &Path, args: &[&str]) -> Server {
+        Server::try_start(dir, args).unwrap_or_else(|e| panic!("server did not start: {e}"))
+    }
+
+    fn try_start(dir: &Path, args: &[&str]) -> Result<Server, String> {
+        let stderr_path = dir.join(format!(
+            "server-{}.err",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+            .current_dir(dir)
+            .env_remove("CWTEXT_MODEL")
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            // No snapshot by time during a test (the tests count what the journal holds).
+            .args(["--snapshot-interval", "600"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        if line.trim().is_empty() {
+            let _ = child.wait();
+            return Err(std::fs::read_to_string(&stderr_path).unwrap());
+        }
+        Ok(Server {
+            child: Some(child),
+            url: line.trim().to_string(),
+            stderr_path,
+        })
+    }
+
+    fn addr(&self) -> String {
+        self.url.trim_start_matches("http://").to_string()
+    }
+
+    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        http(&self.addr(), method, path, headers, body)
+    }
+
+    fn post(&self, path: &str, body: &[u8]) -> Answer {
+        self.request("POST", path, &[], body)
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap()
+    }
+
+    /// SIGTERM, then the exit status (within 10 s).
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().unwrap();
+        signal(child.id(), "TERM");
+        wait_bounded(&mut child, Duration::from_secs(10))
+    }
+
+    /// SIGKILL.
+    fn kill(mut self) {
+        let mut child = self.child.take().unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let ok = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name} {pid}");
+}
+
+fn wait_bounded(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the server did not stop within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// An HTTP answer.
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// A 4xx/5xx with a JSON error that says `message`.
+    fn assert_error(&self, status: u16, message: &str) {
+        let text = String::from_utf8_lossy(&self.body);
+        assert_eq!(self.status, status, "{text}");
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        let error = self.json()["error"].as_str().unwrap().to_string();
+        assert!(error.contains(message), "{error}");
+    }
+}
+
+/// One request on its own connection (`Connection: close`), the answer read to its end.
+fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (n, v) in headers {
+        req.push_str(&format!("{n}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    // A server may answer (413) before reading the whole body, and close.
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    parse_answer(&raw)
+}
+
+fn parse_answer(raw: &[u8]) -> Answer {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no answer: {:?}", String::from_utf8_lossy(raw)));
+    let head = String::from_utf8(raw[..end].to_vec()).unwrap();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .map(|l| {
+            let (n, v) = l.split_once(':').unwrap();
+            (n.trim().to_string(), v.trim().to_string())
+        })
+        .collect();
+    let answer = Answer {
+        status,
+        headers,
+        body: raw[end + 4..].to_vec(),
+    };
+    if let Some(len) = answer.header("content-length") {
+        assert_eq!(answer.body.len(), len.parse::<usize>().unwrap());
+    }
+    answer
+}
+
+/// A model trained on the fixture mails (labels ham, spam) in `dir`.
+fn mail_model(dir: &Path, name: &str) -> PathBuf {
+    let model = dir.join(name);
+    let out = cwtext()
+        .args(["train", "mail", "-q", "--epochs", "3", "-o"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    model
+}
+
+fn mails() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for label in ["ham", "spam"] {
+        for e in std::fs::read_dir(fixtures().join("mail").join(label)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A few corrections: (label, document), some against the model's own decision, one a new
+/// label.
+fn corrections() -> Vec<(&'static str, Vec<u8>)> {
+    let m = mails();
+    let n = m.len();
+    vec![
+        ("spam", std::fs::read(&m[0]).unwrap()),
+        ("ham", std::fs::read(&m[n - 1]).unwrap()),
+        ("receipts", std::fs::read(&m[3]).unwrap()),
+        ("ham", std::fs::read(&m[n - 2]).unwrap()),
+        ("spam", std::fs::read(&m[5]).unwrap()),
+        ("receipts", std::fs::read(&m[n - 5]).unwrap()),
+    ]
+}
+
+/// `cwtext learn -m model --label L < document`, once per correction, in order.
+fn learn_with_the_command(model: &Path, corrections: &[(&str, Vec<u8>)]) {
+    for (label, document) in corrections {
+        let out = cwtext()
+            .args(["learn", "-q", "--label", label, "-m"])
+            .arg(model)
+            .write_stdin(document.clone())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+}
+
+fn copy(from: &Path, to: &Path) -> PathBuf {
+    std::fs::copy(from, to).unwrap();
+    to.to_path_buf()
+}
+
+#[test]
+fn classify_and_filter_answer_as_the_commands_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm", "-m", "spam"]);
+    for (i, path) in mails().iter().enumerate().step_by(7) {
+        let bytes = std::fs::read(path).unwrap();
+        // JSON (the server's default), then text with --top and --min-prob.
+        for (query, flags) in [
+            ("", vec!["--format", "json"]),
+            (
+                "&format=text&top=1&min_prob=0.99",
+                vec!["--format", "text", "--top", "1", "--min-prob", "0.99"],
+            ),
+            (
+                "&format=tsv&probabilities=exact",
+                vec!["--format", "tsv", "--probabilities", "exact"],
+            ),
+        ] {
+            let answer = server.post(&format!("/classify?model=mail{query}"), &bytes);
+            assert_eq!(
+                answer.status,
+                200,
+                "{}",
+                String::from_utf8_lossy(&answer.body)
+            );
+            let out = cwtext()
+                .args(["classify", "-m"])
+                .arg(&model)
+                .args(&flags)
+                .write_stdin(bytes.clone())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert_eq!(
+                stdout(&out),
+                String::from_utf8(answer.body).unwrap(),
+                "{path:?} {query}"
+            );
+        }
+        // The built-in spam model by name.
+        let answer = server.post("/classify?model=spam", &bytes);
+        let out = cwtext()
+            .args(["classify", "-m", "spam", "--format", "json"])
+            .write_stdin(bytes.clone())
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&out).as_bytes(), answer.body.as_slice());
+        // filter: the same bytes and the same exit code.
+        let extra: &[&str] = if i % 2 == 0 { &["--subject-tag"] } else { &[] };
+        let query = if i % 2 == 0 { "&subject_tag=true" } else { "" };
+        let answer = server.post(&format!("/filter?model=mail{query}"), &bytes);
+        assert_eq!(answer.status, 200);
+        let out = cwtext()
+            .args(["filter", "-m"])
+            .arg(&model)
+            .args(extra)
+            .write_stdin(bytes.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, answer.body, "{path:?}");
+        assert_eq!(
+            answer.header("x-cwtext-exit-code"),
+            Some(out.status.code().unwrap().to_string().as_str())
+        );
+        assert!(answer.body.len() > bytes.len());
+    }
+    // An mbox of two messages: one JSON line per message, named -@OFFSET, as classify prints.
+    let mut mbox = Vec::new();
+    for p in &mails()[..2] {
+        mbox.extend_from_slice(b"From a@example.com Tue Oct  1 09:00:00 2002\n");
+        mbox.extend_from_slice(&std::fs::read(p).unwrap());
+        mbox.extend_from_slice(b"\n");
+    }
+    let answer = server.post("/classify?model=mail", &mbox);
+    let out = cwtext()
+        .args(["classify", "--format", "json", "-m"])
+        .arg(&model)
+        .write_stdin(mbox.clone())
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out).as_bytes(), answer.body.as_slice());
+    assert_eq!(String::from_utf8(answer.body).unwrap().lines().count(), 2);
+
+    // models, health, metrics.
+    let models = server.request("GET", "/models", &[], b"").json();
+    assert_eq!(models["models"][0]["name"], "mail");
+    assert_eq!(
+        models["models"][0]["labels"],
+        serde_json::json!(["ham", "spam"])
+    );
+    assert_eq!(models["models"][1]["learns"], false);
+    assert_eq!(
+        server.request("GET", "/health", &[], b"").json()["status"],
+        "ok"
+    );
+    let metrics = String::from_utf8(server.request("GET", "/metrics", &[], b"").body).unwrap();
+    assert!(
+        metrics.contains(r#"cwtext_requests_total{endpoint="classify",model="mail",status="200"}"#),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("cwtext_request_duration_seconds_bucket"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(r#"cwtext_predictions_total{model="mail",label="#),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(r#"cwtext_journal_corrections{model="mail"} 0"#),
+        "{metrics}"
+    );
+    assert!(server.terminate().success());
+}
+
+/// Corrections through the server, then SIGTERM: the model file is byte for byte what `cwtext
+/// learn` makes of the same corrections in the same order, and the journal is empty. While the
+/// server runs, `cwtext learn` on its model is refused and names it.
+#[test]
+fn learning_through_the_server_gives_the_bytes_learn_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let reference = copy(&model, &dir.path().join("reference.cwm"));
+    let corrections = corrections();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    for (i, (label, document)) in corrections.iter().enumerate() {
+        let answer = server.post(&format!("/learn?label={label}"), document);
+        assert_eq!(
+            answer.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&answer.body)
+        );
+        let v = answer.json();
+        assert_eq!(v["documents"], 1);
+        assert_eq!(v["journal_corrections"], i + 1);
+        if i == 2 {
+            assert_eq!(v["new_labels"], serde_json::json!(["receipts"]));
+        }
+    }
+    // The corrections are in memory at once: the new label is classified.
+    let answer = server.post("/classify?top=3", &corrections[2].1);
+    assert!(String::from_utf8_lossy(&answer.body).contains("receipts"));
+    let out = cwtext()
+        .args(["learn", "--label", "spam", "-m"])
+        .arg(&model)
+        .write_stdin(corrections[0].1.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("is held by cwtext serve at {}", server.url)),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("learn --server"), "{}", stderr(&out));
+    let before = std::fs::read(&reference).unwrap();
+    assert_eq!(std::fs::read(&model).unwrap(), before, "no snapshot yet");
+
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    learn_with_the_command(&reference, &corrections);
+    assert_ne!(std::fs::read(&reference).unwrap(), before);
+    assert!(
+        std::fs::read(&model).unwrap() == std::fs::read(&reference).unwrap(),
+        "the served model's snapshot differs from learn's model"
+    );
+    let journal = std::fs::read(dir.path().join("mail.cwm.journal")).unwrap();
+    assert_eq!(journal.len(), 16, "an empty journal (header only)");
+    // Once the server is gone, learn works again.
+    learn_with_the_command(&model, &corrections[..1]);
+}
+
+/// `kill -9` after acknowledged corrections, and a torn record at the journal's end (a write
+/// cut short): the restarted server replays the whole records once, drops the torn one, and
+/// its model is byte for byte `learn`'s. A snapshot interrupted after its rename is not
+/// applied twice.
+#[test]
+fn killed_server_replays_its_journal_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let reference = copy(&model, &dir.path().join("reference.cwm"));
+    let corrections = corrections();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    for (label, document) in &corrections[..4] {
+        assert_eq!(
+            server
+                .post(&format!("/learn?label={label}"), document)
+                .status,
+            200
+        );
+    }
+    server.kill();
+    let journal = dir.path().join("mail.cwm.journal");
+    let whole = std::fs::read(&journal).unwrap();
+    // Half of one more record, as a write cut short by the kill would leave it.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .unwrap();
+    f.write_all(&[200, 0, 0, 0, 1, 2, 3, 4, 1, b's', b'p'])
+        .unwrap();
+    drop(f);
+
+    let start = Instant::now();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let log = server.stderr();
+    assert!(log.contains("replayed 4 correction(s)"), "{log}");
+    assert!(log.contains("dropped 11 byte(s)"), "{log}");
+    // Replayed and snapshotted at start: the file already holds the four.
+    let mut expected = copy(&reference, &dir.path().join("four.cwm"));
+    learn_with_the_command(&expected, &corrections[..4]);
+    assert!(std::fs::read(&model).unwrap() == std::fs::read(&expected).unwrap());
+    assert!(std::fs::read(&journal).unwrap().len() < whole.len());
+
+    // Two more, then kill -9 again and restart: six in all, each once.
+    for (label, document) in &corrections[4..] {
+        assert_eq!(
+            server
+                .post(&format!("/learn?label={label}"), document)
+                .status,
+            200
+        );
+    }
+    server.kill();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    assert!(
+        server.stderr().contains("replayed 2 correction(s)"),
+        "{}",
+        server.stderr()
+    );
+    assert!(server.terminate().success());
+    learn_with_the_command(&reference, &corrections);
+    assert!(std::fs::read(&model).unwrap() == std::fs::read(&reference).unwrap());
+
+    // A crash between a snapshot's rename and the journal's reset: the journal's base is the
+    // old file, its last mark the new one. Made by hand: the journal of `four.cwm`'s start
+    // (base = the original model) with the four corrections and a mark naming four.cwm.
+    expected = dir.path().join("four.cwm");
+    let four_crc = u32::from_le_bytes(
+        std::fs::read(&expected).unwrap()
+            [std::fs::metadata(&expected).unwrap().len() as usize - 4..]
+            .try_into()
+            .unwrap(),
+    );
+    let mut stale = whole.clone();
+    let payload = [&[2u8][..], &four_crc.to_le_bytes()].concat();
+    stale.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    stale.extend_from_slice(&crc32(&payload).to_le_bytes());
+    stale.extend_from_slice(&payload);
+    let four_model = dir.path().join("served-four.cwm");
+    std::fs::copy(&expected, &four_model).unwrap();
+    std::fs::write(dir.path().join("served-four.cwm.journal"), &stale).unwrap();
+    let server = Server::start(dir.path(), &["-m", "four=served-four.cwm"]);
+    let log = server.stderr();
+    assert!(log.contains("4 were already in the model file"), "{log}");
+    let status = server.terminate();
+    let log = std::fs::read_to_string(dir.path().join(log_name(&dir))).unwrap_or_default();
+    assert!(status.success(), "{status:?} {log}");
+    assert!(std::fs::read(&four_model).unwrap() == std::fs::read(&expected).unwrap());
+
+    // A journal for another model file entirely (replaced while the server was down) with
+    // corrections pending: refused, never merged, and the journal is kept.
+    std::fs::write(dir.path().join("served-four.cwm.journal"), &whole).unwrap();
+    std::fs::copy(&expected, &four_model).unwrap();
+    let refused = Server::try_start(dir.path(), &["-m", "four=served-four.cwm"])
+        .err()
+        .unwrap();
+    assert!(refused.contains("never merged"), "{refused}");
+    assert_eq!(
+        std::fs::read(dir.path().join("served-four.cwm.journal")).unwrap(),
+        whole
+    );
+}
+
+/// The newest server log in `dir`.
+fn log_name(dir: &tempfile::TempDir) -> PathBuf {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "err"))
+        .collect();
+    logs.sort();
+    logs.pop().unwrap()
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    // CRC-32 (IEEE), bit by bit: the test needs no crate for it.
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn bad_requests_get_a_json_error_and_the_server_keeps_going() {
+    let dir = tempfile::tempdir().unwrap();
+    mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(
+        dir.path(),
+        &[
+            "-m",
+            "mail=mail.cwm",
+            "-m",
+            "spam",
+            "--max-body-bytes",
+            "2000",
+            "--body-timeout",
+            "1",
+        ],
+    );
+    let big = vec![b'a'; 5000];
+    server
+        .post("/classify", &big)
+        .assert_error(413, "larger than 2000 bytes");
+    server
+        .post("/learn?label=spam", &big)
+        .assert_error(413, "--max-body-bytes");
+    server
+        .post("/classify?format=xml", b"hi")
+        .assert_error(400, "format must be json, text or tsv");
+    server
+        .post("/classify?top=many", b"hi")
+        .assert_error(400, "top must be a whole number");
+    server
+        .post("/classify?min_prob=2", b"hi")
+        .assert_error(400, "min_prob must be a probability");
+    server
+        .post("/classify?colour=red", b"hi")
+        .assert_error(400, "unknown parameter \"colour\"");
+    server
+        .post("/classify?model=nope", b"hi")
+        .assert_error(404, "no model \"nope\" here (served: mail, spam)");
+    server
+        .post(
+            "/classify",
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01",
+        )
+        .assert_error(415, "binary file");
+    server
+        .post("/learn", b"hello")
+        .assert_error(400, "learn needs label=L");
+    server
+        .post("/learn?label=spam", b"")
+        .assert_error(422, "nothing to learn from it");
+    server
+        .post("/learn?model=spam&label=spam", b"cheap pills")
+        .assert_error(409, "built-in model and read-only");
+    server
+        .request("GET", "/learn", &[], b"")
+        .assert_error(405, "method not allowed");
+    server
+        .post("/nowhere", b"")
+        .assert_error(404, "no such endpoint");
+    // A body that never arrives in full: 408 after --body-timeout.
+    let mut s = TcpStream::connect(server.addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"POST /classify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly this")
+        .unwrap();
+    let mut raw = Vec::new();
+    let started = Instant::now();
+    let _ = s.read_to_end(&mut raw);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    parse_answer(&raw).assert_error(408, "did not arrive within 1 s");
+    // Not HTTP at all: a 400 from hyper, and the server still answers.
+    let mut s = TcpStream::connect(server.addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"\x00\x01garbage\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    assert!(
+        raw.is_empty() || raw.starts_with(b"HTTP/1.1 400"),
+        "{raw:?}"
+    );
+    assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
+    let model = server.request("GET", "/models", &[], b"").json();
+    assert_eq!(model["models"][0]["journal_corrections"], 0);
+    assert!(server.terminate().success());
+}
+
+#[test]
+fn slow_clients_are_cut_off_by_the_header_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["-m", "spam", "--header-timeout", "1"]);
+    let mut s = TcpStream::connect(server.addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"POST /classify HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let started = Instant::now();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    // Meanwhile and after, others are answered.
+    assert_eq!(server.post("/classify", b"cheap pills").status, 200);
+}
+
+#[test]
+fn learning_needs_the_token_when_one_is_set_and_beyond_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    mail_model(dir.path(), "mail.cwm");
+    // Beyond loopback without a token: refused at start.
+    let out = cwtext()
+        .current_dir(dir.path())
+        .args(["serve", "-m", "spam", "--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("needs --token-file"),
+        "{}",
+        stderr(&out)
+    );
+    // A token file others can read: refused.
+    let token = dir.path().join("token");
+    std::fs::write(&token, "s3cret\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = cwtext()
+        .current_dir(dir.path())
+        .args(["serve", "-m", "spam", "--token-file", "token"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("readable by others (mode 644)"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let server = Server::start(
+        dir.path(),
+        &["-m", "mail=mail.cwm", "--token-file", "token"],
+    );
+    let mail = std::fs::read(&mails()[0]).unwrap();
+    server
+        .post("/learn?label=spam", &mail)
+        .assert_error(401, "needs the server's token");
+    server
+        .request(
+            "POST",
+            "/learn?label=spam",
+            &[("Authorization", "Bearer wrong")],
+            &mail,
+        )
+        .assert_error(401, "Authorization: Bearer");
+    server.post("/reload", b"").assert_error(401, "token");
+    let ok = server.request(
+        "POST",
+        "/learn?label=spam",
+        &[("Authorization", "Bearer s3cret")],
+        &mail,
+    );
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    // Classifying needs no token.
+    assert_eq!(server.post("/classify", &mail).status, 200);
+    assert!(server.terminate().success());
+}
+
+/// A model file replaced by `train -o` is picked up between requests; replaced again while a
+/// correction is pending, it is refused (a log line, learning suspended), never merged.
+#[test]
+fn a_replaced_model_is_reloaded_unless_corrections_are_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let labels = |server: &Server| {
+        server.request("GET", "/models", &[], b"").json()["models"][0]["labels"].clone()
+    };
+    assert_eq!(labels(&server), serde_json::json!(["ham", "spam"]));
+    // Classify requests keep coming while the model is replaced: every one is answered, by
+    // the old model or the new one.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let addr = server.addr();
+    let load = {
+        let stop = stop.clone();
+        let mail = std::fs::read(&mails()[0]).unwrap();
+        std::thread::spawn(move || {
+            let mut answers = std::collections::BTreeMap::new();
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < 2000 {
+                let a = http(&addr, "POST", "/classify", &[], &mail);
+                let label = match a.status {
+                    200 => a.json()["label"].as_str().unwrap().to_string(),
+                    s => format!("status {s}"),
+                };
+                *answers.entry(label).or_insert(0) += 1;
+                n += 1;
+            }
+            answers
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let out = cwtext()
+        .args(["train", "news", "-q", "--epochs", "1", "-o"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let news = serde_json::json!(["rec.sport.hockey", "sci.space", "talk.politics.mideast"]);
+    let start = Instant::now();
+    while labels(&server) != news {
+        assert!(start.elapsed() < Duration::from_secs(5), "not reloaded");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answers = load.join().unwrap();
+    assert!(
+        answers.keys().all(|l| !l.starts_with("status")),
+        "{answers:?}"
+    );
+    assert!(
+        answers.contains_key("spam") || answers.contains_key("ham"),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .keys()
+            .any(|l| news.as_array().unwrap().iter().any(|n| n == l)),
+        "{answers:?}"
+    );
+    assert!(server.stderr().contains("reloaded"), "{}", server.stderr());
+    let post = std::fs::read(fixtures().join("news/sci.space/test-05593.txt")).unwrap();
+    let answer = server.post("/classify", &post).json();
+    assert_eq!(answer["label"], "sci.space");
+
+    // One correction pending, then another train -o: refused.
+    assert_eq!(server.post("/learn?label=sci.space", &post).status, 200);
+    mail_model(dir.path(), "mail.cwm");
+    let answer = server.post("/reload", b"");
+    assert_eq!(answer.status, 409);
+    assert!(answer.json()["mail"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("not merged"));
+    assert_eq!(
+        labels(&server),
+        news,
+        "still the model the correction was made on"
+    );
+    server
+        .post("/learn?label=sci.space", &post)
+        .assert_error(409, "learning is suspended");
+    assert!(
+        server
+            .stderr()
+            .contains("was replaced by another program while 1 correction(s)"),
+        "{}",
+        server.stderr()
+    );
+    // SIGTERM does not overwrite the new file; the journal is kept for the operator.
+    let _ = server.terminate();
+    let out = cwtext().arg("inspect").arg(&model).output().unwrap();
+    assert!(stdout(&out).contains("spam"), "{}", stdout(&out));
+    assert!(
+        std::fs::read(dir.path().join("mail.cwm.journal"))
+            .unwrap()
+            .len()
+            > 16
+    );
+}
+
+/// `classify`, `filter` and `learn --server URL` print what the local commands print, over TCP
+/// and a Unix socket; an unreachable server fails loudly, falls back on the local model when
+/// asked, and never loses a message in `filter`.
+#[test]
+fn the_commands_talk_to_a_running_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let reference = copy(&model, &dir.path().join("reference.cwm"));
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let mail = mails()[4].clone();
+    let bytes = std::fs::read(&mail).unwrap();
+    let run = |args: &[&str], stdin: &[u8]| {
+        cwtext()
+            .current_dir(dir.path())
+            .args(args)
+            .write_stdin(stdin.to_vec())
+            .output()
+            .unwrap()
+    };
+    let local = run(
+        &[
+            "classify", "-m", "mail.cwm", "--format", "json", "--top", "1",
+        ],
+        &bytes,
+    );
+    let remote = run(
+        &[
+            "classify",
+            "--server",
+            &server.url,
+            "-m",
+            "mail",
+            "--format",
+            "json",
+            "--top",
+            "1",
+        ],
+        &bytes,
+    );
+    assert!(remote.status.success(), "{}", stderr(&remote));
+    assert_eq!(stdout(&local), stdout(&remote));
+    // Two files by path, text: the same ==> FILE <== blocks; -m as the served file's path.
+    let all = mails();
+    let files = [mail.to_str().unwrap(), all[30].to_str().unwrap()];
+    let local = run(&[&["classify", "-m", "mail.cwm"][..], &files].concat(), b"");
+    let remote = run(
+        &[
+            &["classify", "-m", "mail.cwm", "--server", &server.url][..],
+            &files,
+        ]
+        .concat(),
+        b"",
+    );
+    assert_eq!(stdout(&local), stdout(&remote));
+    assert!(stdout(&remote).contains("==> "), "{}", stdout(&remote));
+    let local = run(&["filter", "-m", "mail.cwm", "--subject-tag"], &bytes);
+    let remote = run(
+        &[
+            "filter",
+            "-m",
+            "mail",
+            "--subject-tag",
+            "--server",
+            &server.url,
+        ],
+        &bytes,
+    );
+    assert_eq!(local.stdout, remote.stdout);
+    assert_eq!(local.status.code(), remote.status.code());
+
+    let corrections = corrections();
+    for (label, document) in &corrections {
+        let out = run(
+            &[
+                "learn",
+                "--server",
+                &server.url,
+                "-m",
+                "mail",
+                "--label",
+                label,
+            ],
+            document,
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("learned 1 document(s) into mail at"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(server.terminate().success());
+    learn_with_the_command(&reference, &corrections);
+    assert!(std::fs::read(&model).unwrap() == std::fs::read(&reference).unwrap());
+
+    // Nobody listens any more.
+    let gone = "http://127.0.0.1:9";
+    let out = run(&["classify", "--server", gone, "-m", "mail"], &bytes);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot reach cwtext serve at http://127.0.0.1:9"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        &[
+            "classify",
+            "--server",
+            gone,
+            "--server-fallback",
+            "local",
+            "-m",
+            "mail.cwm",
+            "--format",
+            "json",
+        ],
+        &bytes,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("{\"file\":\"-\""),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&["filter", "--server", gone, "-m", "mail"], &bytes);
+    assert_eq!(out.status.code(), Some(101));
+    let fields = crate::filter::added_fields(&bytes, &out.stdout);
+    assert!(
+        fields[0].starts_with("X-Cwtext-Error: cannot reach cwtext serve"),
+        "{fields:?}"
+    );
+    let out = run(
+        &[
+            "filter",
+            "--server",
+            gone,
+            "--server-fallback",
+            "local",
+            "-m",
+            "mail.cwm",
+        ],
+        &bytes,
+    );
+    assert_eq!(
+        out.stdout,
+        run(&["filter", "-m", "mail.cwm"], &bytes).stdout
+    );
+    let out = run(
+        &["learn", "--server", gone, "-m", "mail", "--label", "spam"],
+        &bytes,
+    );
+    assert_eq!(out.status.code(), Some(2));
+
+    // A Unix socket.
+    let socket = dir.path().join("cwtext.sock");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(dir.path())
+        .args(["serve", "-m", "spam", "--socket"])
+        .arg(&socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), format!("unix:{}", socket.display()));
+    let out = run(
+        &[
+            "classify",
+            "--server",
+            line.trim(),
+            "-m",
+            "spam",
+            "--format",
+            "json",
+        ],
+        &bytes,
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        stdout(&out),
+        stdout(&run(
+            &["classify", "-m", "spam", "--format", "json"],
+            &bytes
+        ))
+    );
+}
