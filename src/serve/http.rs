@@ -34,6 +34,27 @@ pub struct AppState {
     pub max_body_bytes: usize,
     pub body_timeout: Duration,
     pub metrics: Metrics,
+    /// Requests being worked on (classified, filtered, learned) at once: a permit is taken once
+    /// the body is in, so a client that sends its body slowly holds no worker (`--max-concurrent`).
+    pub work: Arc<tokio::sync::Semaphore>,
+    /// The bytes of bodies being received or held at once, in KiB ([`body_budget_kib`]): a
+    /// request reserves its declared length (a chunked one, the body limit) before its body is
+    /// read, so a thousand slow uploads cannot hold a thousand bodies' worth of memory.
+    pub body_budget: Arc<tokio::sync::Semaphore>,
+}
+
+/// The bodies' memory budget in KiB: four of the largest body, and at least 256 MiB.
+pub fn body_budget_kib(max_body_bytes: usize) -> usize {
+    (max_body_bytes.saturating_mul(4))
+        .max(256 << 20)
+        .div_ceil(1024)
+}
+
+/// What a request holds while it is worked on: its share of the bodies' memory budget and a
+/// worker's permit.
+pub struct Admitted {
+    _body: tokio::sync::OwnedSemaphorePermit,
+    _work: tokio::sync::OwnedSemaphorePermit,
 }
 
 /// An error answer.
@@ -233,8 +254,9 @@ impl AppState {
         }
     }
 
-    /// The whole body, within the size limit and the read timeout.
-    async fn body(&self, headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    /// The whole body, within the size limit and the read timeout (which also bounds the wait
+    /// for room in the bodies' memory budget), and then a worker's permit.
+    async fn body(&self, headers: &HeaderMap, body: Body) -> Result<(Bytes, Admitted), ApiError> {
         let too_large = || {
             ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
@@ -252,7 +274,17 @@ impl AppState {
             return Err(too_large());
         }
         let limited = http_body_util::Limited::new(body, self.max_body_bytes);
-        match tokio::time::timeout(self.body_timeout, limited.collect()).await {
+        let reserve = declared.map_or(self.max_body_bytes as u64, |n| n.max(1));
+        let kib = u32::try_from(reserve.div_ceil(1024)).unwrap_or(u32::MAX);
+        let budget = self.body_budget.clone();
+        let received = async move {
+            let permit = budget
+                .acquire_many_owned(kib)
+                .await
+                .expect("the budget is never closed");
+            limited.collect().await.map(|c| (c.to_bytes(), permit))
+        };
+        let (bytes, body_permit) = match tokio::time::timeout(self.body_timeout, received).await {
             Err(_) => Err(ApiError::new(
                 StatusCode::REQUEST_TIMEOUT,
                 format!(
@@ -262,8 +294,21 @@ impl AppState {
             )),
             Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
             Ok(Err(e)) => Err(ApiError::bad(format!("cannot read the body: {e}"))),
-            Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        }
+            Ok(Ok(received)) => Ok(received),
+        }?;
+        let work = self
+            .work
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the worker permits are never closed");
+        Ok((
+            bytes,
+            Admitted {
+                _body: body_permit,
+                _work: work,
+            },
+        ))
     }
 
     fn finish(
@@ -334,7 +379,7 @@ async fn classify(
                 .unwrap_or_else(|| "_unsure".into()),
         };
         let method = method(&map)?;
-        let bytes = state.body(&headers, body).await?;
+        let (bytes, _admitted) = state.body(&headers, body).await?;
         // The document's name in the output (`classify FILE` prints the file's), and whether
         // it is one of several (a text block then starts with `==> NAME <==`).
         let doc_name = map.get("name").map_or("-", String::as_str);
@@ -427,7 +472,7 @@ async fn filter(
             subject_tag,
             method: method(&map)?,
         };
-        let bytes = state.body(&headers, body).await?;
+        let (bytes, _admitted) = state.body(&headers, body).await?;
         let filtered = served
             .with_model(|model, pipeline| {
                 let f = filter_message_with(Ok((model, pipeline)), &bytes, &options);
@@ -478,7 +523,7 @@ async fn learn(
                 ))
             }
         };
-        let bytes = state.body(&headers, body).await?;
+        let (bytes, _admitted) = state.body(&headers, body).await?;
         match served.learn(label.clone(), bytes.to_vec()).await {
             Ok(learned) => {
                 let c = &learned.corrections;

@@ -209,7 +209,6 @@ pub struct Server {
     listener: Listener,
     state: Arc<http::AppState>,
     header_timeout: Duration,
-    max_concurrent: usize,
     max_connections: usize,
     _marks: Vec<ServerMark>,
     /// What opening each model file did.
@@ -281,13 +280,16 @@ impl ServePlan {
             max_body_bytes: r.max_body_bytes,
             body_timeout: r.body_timeout,
             metrics: metrics::Metrics::new(),
+            work: Arc::new(tokio::sync::Semaphore::new(r.max_concurrent)),
+            body_budget: Arc::new(tokio::sync::Semaphore::new(http::body_budget_kib(
+                r.max_body_bytes,
+            ))),
         });
         Ok(Server {
             url,
             listener,
             state,
             header_timeout: r.header_timeout,
-            max_concurrent: r.max_concurrent,
             max_connections: r.max_connections,
             _marks: marks,
             opened,
@@ -312,13 +314,12 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()>,
     ) -> Result<(), ServeError> {
         use hyper_util::rt::{TokioIo, TokioTimer};
-        let router = http::router(self.state.clone())
-            .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-                self.max_concurrent,
-            ))
-            .layer(tower_http::catch_panic::CatchPanicLayer::custom(
-                http::panic_response,
-            ));
+        // The bound on concurrent requests is taken inside the handlers once a body is in
+        // (http::AppState::work): a tower concurrency layer here counted requests still
+        // receiving their bodies, so 64 clients sending bodies slowly held every worker.
+        let router = http::router(self.state.clone()).layer(
+            tower_http::catch_panic::CatchPanicLayer::custom(http::panic_response),
+        );
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let connections = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
         let mut builder = hyper::server::conn::http1::Builder::new();

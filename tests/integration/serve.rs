@@ -672,6 +672,47 @@ fn slow_clients_are_cut_off_by_the_header_timeout() {
 }
 
 #[test]
+fn clients_sending_their_bodies_slowly_hold_no_worker_and_bodies_are_budgeted() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two workers; six clients declare a body and send three bytes of it. They used to hold
+    // both workers (and make everyone else wait) until the body timeout, 20 s here.
+    let server = Server::start(
+        dir.path(),
+        &[
+            "-m",
+            "spam",
+            "--max-concurrent",
+            "2",
+            "--body-timeout",
+            "20",
+        ],
+    );
+    let stalled: Vec<TcpStream> = (0..6)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr()).unwrap();
+            s.write_all(b"POST /classify HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc")
+                .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    for _ in 0..5 {
+        assert_eq!(server.post("/classify", b"cheap pills").status, 200);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "answered in {:?} while six bodies were stalled",
+        started.elapsed()
+    );
+    drop(stalled);
+    // The bodies' memory budget is four largest bodies (at least 256 MiB), reserved by the
+    // declared length before a body is read.
+    assert_eq!(cwtext::serve::http::body_budget_kib(16 << 20), 256 << 10);
+    assert_eq!(cwtext::serve::http::body_budget_kib(100 << 20), 400 << 10);
+}
+
+#[test]
 fn learning_needs_the_token_when_one_is_set_and_beyond_loopback() {
     let dir = tempfile::tempdir().unwrap();
     mail_model(dir.path(), "mail.cwm");
