@@ -36,6 +36,7 @@ pub mod filter;
 pub mod label;
 pub mod metrics;
 pub mod online;
+pub mod permutation;
 pub mod plan;
 pub mod refile;
 pub mod route;

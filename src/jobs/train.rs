@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::jobs::corpus::{held_out, shard_of, LabelledCorpus};
-use crate::jobs::examples::{for_each, ExampleSource, Subset};
+use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
 pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
 use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
@@ -443,10 +443,12 @@ pub(crate) fn train_corpus(
     // The documents the variance shrinkage is measured on: the first outside the held-out fifth.
     let shrinkage_sample: Vec<FeatureVector> = if calibrate {
         let (kept, _) = parts_of(winner);
-        let mut reader = kept.reader();
-        (0..kept.len().min(SHRINKAGE_SAMPLE))
-            .map(|i| Ok(reader.get(i)?.x.clone()))
-            .collect::<Result<_>>()?
+        let mut sample = Vec::new();
+        for_each_while(kept, |_, e| {
+            sample.push(e.x.clone());
+            sample.len() < SHRINKAGE_SAMPLE
+        })?;
+        sample
     } else {
         Vec::new()
     };
