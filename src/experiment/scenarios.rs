@@ -361,6 +361,8 @@ fn train_model(
                     .position(|l| *l == d.label)
                     .expect("a trained label"),
                 x: d.x,
+                // Only offered to the rehearsal memory, which no split concerns.
+                split: Default::default(),
             })
             .collect();
         fill_rehearsal(&mut model, &examples, rehearsal)?;

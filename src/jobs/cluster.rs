@@ -24,7 +24,7 @@ use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{held_out, scan_corpus, shard_of, CorpusOptions, FileFilter};
+use crate::jobs::corpus::{scan_corpus, shard_of, CorpusOptions, FileFilter, SplitKeys};
 use crate::jobs::train::{
     Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
 };
@@ -160,7 +160,12 @@ fn run_worker(
     let mut skipped = 0usize;
     for (result, &(file, _, label)) in results.into_iter().zip(&mine) {
         match result {
-            Ok(x) => part.push(Example { x, label, file }),
+            Ok(x) => part.push(Example {
+                x,
+                label,
+                file,
+                split: SplitKeys::of(&corpus.root, &corpus.files[file].0),
+            }),
             Err(e) if e.is_skippable() => skipped += 1,
             Err(e) => return Err(e),
         }
@@ -213,9 +218,7 @@ fn run_worker(
     // held-out fifth and mix; the scale is fitted on every process's held-out documents under
     // that mix (process 0 fits, from the score Gaussians the others send); then every process
     // goes on for FINISH_EPOCHS epochs over all its documents.
-    let (kept, held): (Vec<&Example>, Vec<&Example>) = part
-        .iter()
-        .partition(|e| !held_out(&corpus.root, &corpus.files[e.file].0));
+    let (kept, held): (Vec<&Example>, Vec<&Example>) = part.iter().partition(|e| !e.split.held_out);
     let calibrate = settings.calibrate && !kept.is_empty();
     let mut fit = None;
     if calibrate {

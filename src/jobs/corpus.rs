@@ -467,11 +467,7 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
 /// root ([`Source::key`]; salted so that it is independent of the held-out fifth), the same on
 /// every machine.
 pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
-    use std::hash::Hasher;
-    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(b"shard\0");
-    h.write(source.key(root).as_bytes());
-    ((h.finish() >> 32) % n.max(1) as u64) as usize
+    SplitKeys::of(root, source).shard(n)
 }
 
 /// Whether a document belongs to the held-out fifth: a fixed hash of its key relative to the
@@ -479,11 +475,41 @@ pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
 /// flags, an mbox message's file and offset), so the split never depends on the order, the
 /// machine or the run.
 pub fn held_out(root: &Path, source: &Source) -> bool {
-    use std::hash::Hasher;
-    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(source.key(root).as_bytes());
-    // The top bits, which FxHash mixes well (see pipeline::hash).
-    (h.finish() >> 32) % 5 == 0
+    SplitKeys::of(root, source).held_out
+}
+
+/// What decides a document's splits ([`held_out`], [`shard_of`]), computed once from its key
+/// when it is featurised and kept with its example (and in the feature cache), so that the
+/// parts of a corpus are decided without its file list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SplitKeys {
+    /// In the held-out fifth.
+    pub held_out: bool,
+    /// The top 32 bits of the salted hash that [`SplitKeys::shard`] reduces.
+    pub shard_key: u32,
+}
+
+impl SplitKeys {
+    /// The keys of a document: hashes of its key relative to the corpus root.
+    pub fn of(root: &Path, source: &Source) -> Self {
+        use std::hash::Hasher;
+        let key = source.key(root);
+        let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+        h.write(key.as_bytes());
+        let mut s = crate::text::pipeline::hash::FrozenHasher::default();
+        s.write(b"shard\0");
+        s.write(key.as_bytes());
+        SplitKeys {
+            // The top bits, which FxHash mixes well (see pipeline::hash).
+            held_out: (h.finish() >> 32) % 5 == 0,
+            shard_key: (s.finish() >> 32) as u32,
+        }
+    }
+
+    /// Which of `n` shards.
+    pub fn shard(&self, n: usize) -> usize {
+        (u64::from(self.shard_key) % n.max(1) as u64) as usize
+    }
 }
 
 #[cfg(test)]

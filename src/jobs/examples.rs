@@ -16,6 +16,8 @@ pub struct Example {
     pub label: usize,
     /// The index of its file in the corpus.
     pub file: usize,
+    /// Its held-out fifth and shard.
+    pub split: crate::jobs::corpus::SplitKeys,
 }
 
 /// Featurised examples, read by index. Each thread that reads makes its own
@@ -220,6 +222,7 @@ mod tests {
             x: FeatureVector::new(8, vec![file as u32 % 8], vec![1.0]),
             label: file % 2,
             file,
+            split: Default::default(),
         }
     }
 

@@ -4,7 +4,7 @@
 //!
 //! **Format** (one file per pipeline): a header (magic, the key of what was featurised), then
 //! one record per document, in corpus order —
-//! `varint label, varint file, varint n, n × varint bucket (delta to the previous one, the
+//! `varint label, varint file, varint held-out (0 or 1), varint shard key, varint n, n × varint bucket (delta to the previous one, the
 //! first as it is), n × f32 LE value` — then the index (documents + 1 u64 LE: where each
 //! record starts, and where the last ends), then a JSON trailer (documents, dimension, where
 //! the index starts, the skipped files with their reasons), its length (u64 LE) and an end
@@ -48,8 +48,9 @@ pub const READ_AHEAD: usize = 256 << 10;
 /// Index entries read at once when a reader goes through the file in order (32 KiB).
 pub const INDEX_READ_AHEAD: usize = 4096;
 
-/// Format 2: the index in the file (format 1 had none: its offsets were held in memory).
-const MAGIC: &[u8; 8] = b"CWTXFC\x00\x02";
+/// Format 3: the index in the file (format 1 had none: its offsets were held in memory), and
+/// each record's split keys (format 2 had none: the parts were decided from the file list).
+const MAGIC: &[u8; 8] = b"CWTXFC\x00\x03";
 const END_MAGIC: &[u8; 8] = b"CWTXFCok";
 
 /// Where featurised examples are kept while training.
@@ -123,6 +124,8 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 fn encode(e: &Example, out: &mut Vec<u8>) {
     put_varint(out, e.label as u64);
     put_varint(out, e.file as u64);
+    put_varint(out, u64::from(e.split.held_out));
+    put_varint(out, u64::from(e.split.shard_key));
     put_varint(out, e.x.nnz() as u64);
     let mut previous = 0u32;
     for &j in e.x.indices() {
@@ -139,6 +142,12 @@ fn decode(bytes: &[u8], dimension: usize, e: &mut Example) -> Option<usize> {
     let mut at = 0;
     e.label = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     e.file = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
+    e.split.held_out = match get_varint(bytes, &mut at)? {
+        0 => false,
+        1 => true,
+        _ => return None,
+    };
+    e.split.shard_key = u32::try_from(get_varint(bytes, &mut at)?).ok()?;
     let n = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     if n > dimension {
         return None;
@@ -745,6 +754,7 @@ impl ExampleSource for DiskCache {
                 x: FeatureVector::empty(self.dimension),
                 label: 0,
                 file: 0,
+                split: Default::default(),
             },
         })
     }
@@ -930,6 +940,10 @@ mod tests {
                     x: FeatureVector::new((1 << 26) + 1, indices, data),
                     label: i % 300,
                     file: i * 1000,
+                    split: crate::jobs::corpus::SplitKeys {
+                        held_out: i % 5 == 2,
+                        shard_key: (i as u32).wrapping_mul(0x9e37_79b9),
+                    },
                 }
             })
             .collect()
@@ -938,6 +952,7 @@ mod tests {
     fn same(a: &Example, b: &Example) -> bool {
         a.label == b.label
             && a.file == b.file
+            && a.split == b.split
             && a.x.dim() == b.x.dim()
             && a.x.indices() == b.x.indices()
             && a.x

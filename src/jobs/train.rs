@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::jobs::corpus::{held_out, shard_of, LabelledCorpus};
+use crate::jobs::corpus::{LabelledCorpus, SplitKeys};
 use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
 pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
 use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
@@ -293,8 +293,8 @@ pub(crate) fn train_corpus(
         )));
     }
     let n = settings.sharding.shards;
-    let shard = |e: &Example| shard_of(&corpus.root, &corpus.files[e.file].0, n);
-    let is_held = |e: &Example| held_out(&corpus.root, &corpus.files[e.file].0);
+    let shard = |e: &Example| e.split.shard(n);
+    let is_held = |e: &Example| e.split.held_out;
     let pipeline_of = |c: &Candidate| {
         pipelines
             .iter()
@@ -624,7 +624,7 @@ fn featurize_into(
     }
     let mut skipped: Vec<Vec<Error>> = configs.iter().map(|_| Vec::new()).collect();
     for (c, chunk) in corpus.files.chunks(FEATURIZE_CHUNK).enumerate() {
-        let results: Vec<Vec<Result<FeatureVector>>> = chunk
+        let results: Vec<(Vec<Result<FeatureVector>>, SplitKeys)> = chunk
             .par_iter()
             .map_init(
                 || {
@@ -640,6 +640,7 @@ fn featurize_into(
                     }
                 },
                 |pooled, (source, _)| {
+                    let split = SplitKeys::of(&corpus.root, source);
                     let pipelines = &mut pooled.pipelines;
                     let out = match source.read(configs[0].input_limits()) {
                         Ok(doc) => pipelines
@@ -656,11 +657,11 @@ fn featurize_into(
                         }
                     };
                     progress.inc(1);
-                    out
+                    (out, split)
                 },
             )
             .collect();
-        for (k, (per_pipeline, (_, label))) in results.into_iter().zip(chunk).enumerate() {
+        for (k, ((per_pipeline, split), (_, label))) in results.into_iter().zip(chunk).enumerate() {
             let file = c * FEATURIZE_CHUNK + k;
             for ((result, store), skipped) in per_pipeline
                 .into_iter()
@@ -672,6 +673,7 @@ fn featurize_into(
                         x,
                         label: labels[*label],
                         file,
+                        split,
                     })?,
                     Err(e) if e.is_skippable() => skipped.push(e),
                     Err(e) => return Err(e),

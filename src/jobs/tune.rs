@@ -23,7 +23,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::held_out;
 use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
@@ -380,9 +379,8 @@ fn search(
             if !cache.contains_key(&c.features) {
                 let pipeline = c.pipeline(&base.pipeline)?;
                 let (examples, _) = featurize_corpus(corpus, &pipeline, &NoProgress)?;
-                let (validation, train): (Vec<Example>, Vec<Example>) = examples
-                    .into_iter()
-                    .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));
+                let (validation, train): (Vec<Example>, Vec<Example>) =
+                    examples.into_iter().partition(|e| e.split.held_out);
                 if train.is_empty() || validation.is_empty() {
                     return Err(Error::Corpus {
                         path: corpus.root.clone(),
