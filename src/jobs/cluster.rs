@@ -24,7 +24,7 @@ use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{scan_corpus, shard_of, CorpusOptions, FileFilter, SplitKeys};
+use crate::jobs::corpus::{scan_corpus, CorpusOptions, FileFilter, SplitKeys};
 use crate::jobs::train::{
     Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
 };
@@ -148,23 +148,25 @@ fn run_worker(
 
     // This process's shard, featurised in corpus order.
     let corpus = scan_corpus(dir, filter, options)?;
-    let mine: Vec<(usize, &Source, usize)> = corpus
-        .files
-        .iter()
-        .enumerate()
-        .filter(|(_, (path, _))| shard_of(&corpus.root, path, peers) == index)
-        .map(|(i, (path, label))| (i, path, *label))
-        .collect();
-    let results = featurize_files(&mine, |m| m.1, &settings.pipeline, &NoProgress)?;
+    // This process's part of the file list (held in memory: 1/n of it) and its examples.
+    let mut mine: Vec<(usize, Source, usize, SplitKeys)> = Vec::new();
+    for (i, entry) in corpus.files.iter().enumerate() {
+        let (source, label) = entry?;
+        let split = SplitKeys::of(&corpus.root, &source);
+        if split.shard(peers) == index {
+            mine.push((i, source, label, split));
+        }
+    }
+    let results = featurize_files(&mine, |m| &m.1, &settings.pipeline, &NoProgress)?;
     let mut part = Vec::with_capacity(mine.len());
     let mut skipped = 0usize;
-    for (result, &(file, _, label)) in results.into_iter().zip(&mine) {
+    for (result, &(file, _, label, split)) in results.into_iter().zip(&mine) {
         match result {
             Ok(x) => part.push(Example {
                 x,
                 label,
                 file,
-                split: SplitKeys::of(&corpus.root, &corpus.files[file].0),
+                split,
             }),
             Err(e) if e.is_skippable() => skipped += 1,
             Err(e) => return Err(e),

@@ -255,7 +255,7 @@ pub fn cache_key(
     hashers[1].write(b"second");
     let pipeline = serde_json::to_string(pipeline)
         .map_err(|e| Error::InvalidSetting(format!("pipeline: {e}")))?;
-    let mut last: Option<(&Path, (u64, u128))> = None;
+    let mut last: Option<(PathBuf, (u64, u128))> = None;
     for h in &mut hashers {
         env!("CARGO_PKG_VERSION").hash(h);
         pipeline.hash(h);
@@ -264,10 +264,11 @@ pub fn cache_key(
         labels.hash(h);
         corpus.files.len().hash(h);
     }
-    for (source, label) in &corpus.files {
+    for entry in corpus.files.iter() {
+        let (source, label) = entry?;
         let path = source.path();
-        let stat = match last {
-            Some((p, stat)) if p == path => stat,
+        let stat = match &last {
+            Some((p, stat)) if p == path => *stat,
             _ => {
                 // A file that cannot be read now is a skipped document when featurised.
                 let stat = std::fs::metadata(path).map_or((u64::MAX, 0), |m| {
@@ -278,7 +279,7 @@ pub fn cache_key(
                         .map_or(0, |d| d.as_nanos());
                     (m.len(), time)
                 });
-                last = Some((path, stat));
+                last = Some((path.to_path_buf(), stat));
                 stat
             }
         };

@@ -32,6 +32,7 @@ pub mod deliver;
 pub mod examples;
 pub mod explain;
 pub mod feature_cache;
+pub mod file_table;
 pub mod filter;
 pub mod label;
 pub mod metrics;

@@ -121,9 +121,12 @@ pub fn train_vocabulary(
     spec: &SubwordSpec,
     limits: InputLimits,
 ) -> Result<TrainedVocabulary> {
+    // An entry of the file list that cannot be read back stops nothing here: featurising
+    // reads the list again and reports it.
     let texts = corpus
         .files
         .iter()
+        .filter_map(Result::ok)
         .filter_map(move |(source, _)| source.read(limits).ok())
         .map(|doc| match doc.headers {
             Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
@@ -624,6 +627,7 @@ fn featurize_into(
     }
     let mut skipped: Vec<Vec<Error>> = configs.iter().map(|_| Vec::new()).collect();
     for (c, chunk) in corpus.files.chunks(FEATURIZE_CHUNK).enumerate() {
+        let chunk = chunk?;
         let results: Vec<(Vec<Result<FeatureVector>>, SplitKeys)> = chunk
             .par_iter()
             .map_init(
@@ -661,7 +665,8 @@ fn featurize_into(
                 },
             )
             .collect();
-        for (k, ((per_pipeline, split), (_, label))) in results.into_iter().zip(chunk).enumerate() {
+        for (k, ((per_pipeline, split), (_, label))) in results.into_iter().zip(&chunk).enumerate()
+        {
             let file = c * FEATURIZE_CHUNK + k;
             for ((result, store), skipped) in per_pipeline
                 .into_iter()

@@ -313,3 +313,53 @@ fn an_interrupted_cached_run_leaves_nothing_in_the_cache_directory() {
         assert!(name.starts_with("features-"), "{name}");
     }
 }
+
+/// The corpus's file list on disk (issue 20: past CWTEXT_FILE_LIST_IN_MEMORY documents, 100,000
+/// by default, the paths are no longer held in memory) gives the same model bytes, in memory and
+/// from the feature cache, with shards, and the same `eval`.
+#[test]
+fn a_file_list_on_disk_gives_the_same_models() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let model = |name: &str| root.path().join(name);
+    for (k, extra) in [&["--epochs", "2"][..], &["--epochs", "2", "--shards", "2"]]
+        .iter()
+        .enumerate()
+    {
+        let memory = model(&format!("memory-{k}.cwm"));
+        train(&dir, &memory, extra, None);
+        let mut on_disk = extra.to_vec();
+        on_disk.extend(["--memory-budget", "0"]);
+        for args in [extra.to_vec(), on_disk] {
+            let listed = model(&format!("listed-{k}.cwm"));
+            let out = cwtext()
+                .env("CWTEXT_FILE_LIST_IN_MEMORY", "7")
+                .arg("train")
+                .arg(&dir)
+                .arg("-o")
+                .arg(&listed)
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert!(
+                std::fs::read(&listed).unwrap() == std::fs::read(&memory).unwrap(),
+                "{args:?}"
+            );
+        }
+    }
+    let eval = |env: &str| {
+        let out = cwtext()
+            .env("CWTEXT_FILE_LIST_IN_MEMORY", env)
+            .arg("eval")
+            .arg("-m")
+            .arg(model("memory-0.cwm"))
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        crate::common::stdout(&out)
+    };
+    assert_eq!(eval("7"), eval("1000000"));
+}
