@@ -703,7 +703,7 @@ fn featurize_into(
 
 /// Featurises a corpus for training where `cache` says: a kept cache file when one matches, in
 /// memory until the budget is passed, on disk from then on (or from the start).
-fn featurize_cached(
+pub(crate) fn featurize_cached(
     corpus: &LabelledCorpus,
     configs: &[PipelineConfig],
     labels: &[usize],

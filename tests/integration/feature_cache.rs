@@ -363,3 +363,45 @@ fn a_file_list_on_disk_gives_the_same_models() {
     };
     assert_eq!(eval("7"), eval("1000000"));
 }
+
+/// `tune` through the feature cache (issue 20): its search featurised every feature choice in
+/// memory; now each goes to a cache file past `--memory-budget`, with the same trials and the
+/// same model bytes.
+#[test]
+fn tune_from_the_cache_on_disk_gives_the_trials_and_model_of_memory() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tune = |out: &Path, extra: &[&str]| {
+        let output = cwtext()
+            .env("TMPDIR", &tmp)
+            .arg("tune")
+            .arg(&dir)
+            .args(["--budget", "6", "--max-epochs", "3", "-o"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        // The trial lines without their seconds.
+        crate::common::stdout(&output)
+            .lines()
+            .map(|l| {
+                l.split_whitespace()
+                    .filter(|w| !w.ends_with('s') || w.parse::<f64>().is_ok())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .filter(|l| !l.starts_with("wrote"))
+            .collect::<Vec<_>>()
+    };
+    let memory = root.path().join("memory.cwm");
+    let disk = root.path().join("disk.cwm");
+    let a = tune(&memory, &[]);
+    let b = tune(&disk, &["--memory-budget", "0"]);
+    assert_eq!(a, b);
+    assert!(std::fs::read(&memory).unwrap() == std::fs::read(&disk).unwrap());
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+}
