@@ -608,7 +608,15 @@ impl TrainPlan {
             process: request.process,
             hostfile: request.hostfile,
         };
-        crate::jobs::cluster::train(&cluster, dir, filter, options, &self.settings, output)
+        crate::jobs::cluster::train(
+            &cluster,
+            dir,
+            filter,
+            options,
+            &self.settings,
+            &self.cache,
+            output,
+        )
     }
 }
 

@@ -1744,6 +1744,15 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
     assert_eq!(info.held_out, 21);
     assert!(info.brier_after < info.brier_before, "{info:?}");
     assert!(calibrated.header.probability_scale < 1.0);
+    // Each process's shard from a feature cache file on disk (issue 20): the same bytes.
+    run_cluster(&["--memory-budget", "0"]);
+    assert_eq!(
+        cwtext::model::Model::load(&cluster_model)
+            .unwrap()
+            .to_bytes(),
+        calibrated.to_bytes(),
+        "--cluster from the cache on disk equals --cluster in memory"
+    );
     run_cluster(&["--include", "train-*", "--no-calibrate"]);
     let (_d, shards) = train("mail", &["--shards", "2", "--mix", "--no-calibrate"]);
     // The cluster's model equals --shards 2 --mix but for the rehearsal documents, which only
