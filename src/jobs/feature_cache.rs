@@ -45,6 +45,11 @@ pub const DEFAULT_MEMORY_BUDGET: u64 = 256 << 20;
 /// Bytes read at once when a reader goes through the file in order.
 pub const READ_AHEAD: usize = 256 << 10;
 
+/// Index entries held in memory (32 MiB per cache file): a cache of at most this many documents
+/// keeps its index in memory, a larger one reads it from the file. A bound, not a cost per
+/// document: 8 bytes per document up to about 4 million documents, then nothing.
+pub const INDEX_IN_MEMORY: usize = 4 << 20;
+
 /// Index entries read at once when a reader goes through the file in order (32 KiB).
 pub const INDEX_READ_AHEAD: usize = 4096;
 
@@ -526,16 +531,19 @@ impl CacheWriter {
                 (path, true)
             }
         };
-        Ok(DiskCache {
+        let mut cache = DiskCache {
             file,
             path,
             documents,
             index: index_start,
+            index_memory: None,
             dimension,
             bytes: position,
             kept,
             reused: false,
-        })
+        };
+        cache.hold_index()?;
+        Ok(cache)
     }
 }
 
@@ -650,6 +658,9 @@ pub struct DiskCache {
     documents: usize,
     /// Where the index starts: `documents + 1` u64 LE.
     index: u64,
+    /// The index, when it is at most [`INDEX_IN_MEMORY`] entries (a shuffled read then costs
+    /// one `pread`, not two).
+    index_memory: Option<Vec<u64>>,
     dimension: usize,
     bytes: u64,
     kept: bool,
@@ -657,6 +668,23 @@ pub struct DiskCache {
 }
 
 impl DiskCache {
+    /// Reads the index into memory when it is small enough.
+    fn hold_index(&mut self) -> Result<()> {
+        let entries = self.documents + 1;
+        if entries > INDEX_IN_MEMORY {
+            return Ok(());
+        }
+        let mut raw = vec![0u8; 8 * entries];
+        read_at(&self.file, &mut raw, self.index)
+            .map_err(|e| cache_error(&self.path, format!("cannot read the cache: {e}")))?;
+        self.index_memory = Some(
+            raw.chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                .collect(),
+        );
+        Ok(())
+    }
+
     /// Opens a kept cache file when it is complete and its key is `key`, with the skipped files
     /// its featurisation found; `Ok(None)` when there is none or it does not match (stale,
     /// another pipeline, or incomplete), which the caller replaces.
@@ -708,16 +736,18 @@ impl DiskCache {
                 "damaged cache file: the index does not match the trailer",
             ));
         }
-        let cache = DiskCache {
+        let mut cache = DiskCache {
             file,
             path: path.to_path_buf(),
             documents: trailer.documents,
             index: trailer.index,
+            index_memory: None,
             dimension: trailer.dimension,
             bytes: size,
             kept: true,
             reused: true,
         };
+        cache.hold_index()?;
         let skipped = trailer
             .skipped
             .into_iter()
@@ -785,25 +815,33 @@ impl ExampleReader for DiskReader<'_> {
         }
         // In order: read ahead; shuffled: the record alone.
         let sequential = index > 0 && self.last == Some(index - 1);
-        let have =
-            index >= self.entries_start && index + 1 < self.entries_start + self.entries.len();
-        if !have {
-            let count = if sequential {
-                INDEX_READ_AHEAD.min(cache.documents + 1 - index).max(2)
-            } else {
-                2
-            };
-            let mut raw = vec![0u8; 8 * count];
-            read_at(&cache.file, &mut raw, cache.index + 8 * index as u64).map_err(read_error)?;
-            self.entries.clear();
-            self.entries.extend(
-                raw.chunks_exact(8)
-                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            );
-            self.entries_start = index;
-        }
-        let start = self.entries[index - self.entries_start];
-        let end = self.entries[index + 1 - self.entries_start];
+        let (start, end) = match &cache.index_memory {
+            Some(entries) => (entries[index], entries[index + 1]),
+            None => {
+                let have = index >= self.entries_start
+                    && index + 1 < self.entries_start + self.entries.len();
+                if !have {
+                    let count = if sequential {
+                        INDEX_READ_AHEAD.min(cache.documents + 1 - index).max(2)
+                    } else {
+                        2
+                    };
+                    let mut raw = vec![0u8; 8 * count];
+                    read_at(&cache.file, &mut raw, cache.index + 8 * index as u64)
+                        .map_err(read_error)?;
+                    self.entries.clear();
+                    self.entries.extend(
+                        raw.chunks_exact(8)
+                            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+                    );
+                    self.entries_start = index;
+                }
+                (
+                    self.entries[index - self.entries_start],
+                    self.entries[index + 1 - self.entries_start],
+                )
+            }
+        };
         if start > end || end > cache.index {
             return Err(cache_error(
                 &cache.path,
@@ -978,6 +1016,16 @@ mod tests {
         for_each(&cache, |i, e| assert!(same(e, &examples[i]), "{i}")).unwrap();
         let mut reader = cache.reader();
         for i in [699, 0, 350, 351, 5, 698, 128, 127] {
+            assert!(same(reader.get(i).unwrap(), &examples[i]), "{i}");
+        }
+        drop(reader);
+        // The index read from the file, as a cache of more than INDEX_IN_MEMORY documents does.
+        assert!(cache.index_memory.is_some());
+        let mut cache = cache;
+        cache.index_memory = None;
+        for_each(&cache, |i, e| assert!(same(e, &examples[i]), "{i}")).unwrap();
+        let mut reader = cache.reader();
+        for i in [699, 0, 350, 351, 5, 698, 128, 127, 698, 699] {
             assert!(same(reader.get(i).unwrap(), &examples[i]), "{i}");
         }
     }
