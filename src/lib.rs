@@ -36,7 +36,7 @@
 //! let plan = TrainRequest { epochs: 3, ..TrainRequest::default() }.plan()?;
 //! let model = plan.train(&corpus, None, &NoProgress, &mut |_| {})?.trained.model;
 //!
-//! let text = "The shuttle crew will launch the new satellite into orbit next week.";
+//! let text = "The space shuttle will launch a satellite into orbit around the moon.";
 //! let prediction = classify_text(&model, text, Method::Exact)?;
 //! assert_eq!(model.labels()[prediction.label], "sci.space");
 //! let p = prediction.distribution.probabilities[prediction.label];

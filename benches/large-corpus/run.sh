@@ -7,6 +7,7 @@
 # time of the whole process. The two models must be byte for byte the same (checked).
 # Usage: bash benches/large-corpus/run.sh [N…]   (default 200000 1000000)
 #        MEMORY_UP_TO=N: the in-memory path only up to N documents (default 1000000).
+#        LABEL=0: skip `label` on the largest corpus (1 and 2 threads, peak RSS and wall time).
 # Environment: CORPORA (default ~/.cache/cwtext-corpora; 20 Newsgroups fetched when missing),
 #              CWTEXT (default: this checkout's release build), WORK (default: a temporary
 #              directory on the disk of $TMPDIR, removed at the end; the cache goes there too).
@@ -64,6 +65,11 @@ PY
   [ "$got" -eq "$n" ] || { echo "error: built $got documents, not $n" >&2; exit 1; }
 }
 
+# seconds of a log's "Elapsed (wall clock)" line
+wall_of() {
+  grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }'
+}
+
 # run NAME N ARGS…: trains corpus N; prints "wall_s peak_kb cache_mb"
 run() {
   local name=$1 n=$2; shift 2
@@ -71,7 +77,7 @@ run() {
   # Exit code 1: some files skipped (20 Newsgroups has empty posts), as expected.
   TMPDIR=$WORK/tmp /usr/bin/time -v "$CWTEXT" train "$WORK/corpus-$n" -o "$WORK/$name-$n.cwm" "$@" 2>"$log" || [ $? -eq 1 ]
   local wall peak cache
-  wall=$(grep 'Elapsed (wall clock)' "$log" | awk '{print $NF}' | awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
+  wall=$(wall_of "$log")
   peak=$(grep 'Maximum resident set size' "$log" | awk '{print $NF}')
   cache=$({ grep '^feature cache:' "$log" || true; } | awk '{s += $3} END {printf "%.0f", s}')
   echo "$wall $peak $cache"
@@ -96,8 +102,24 @@ for n in "${SIZES[@]}"; do
     cmp "$WORK/memory-$n.cwm" "$WORK/disk-$n.cwm" || { echo "error: the models of the two paths differ at $n documents" >&2; exit 1; }
   fi
   rows+=("$n $mw $mp $dw $dp $dc $model")
+  # The phases as the summary gives them (featurising, epochs), for the linearity check.
+  grep -h '^read and featurised' "$WORK"/*-"$n".log >&2 || true
   rm -f "$WORK"/memory-"$n".cwm
 done
+
+# label on the largest corpus with the last model, 1 and 2 threads: bounded memory, speed-up.
+labels=()
+if [ "${LABEL:-1}" != 0 ]; then
+  n=${SIZES[${#SIZES[@]}-1]}
+  for threads in 1 2; do
+    echo "label on $n documents, $threads thread(s)" >&2
+    log=$WORK/label-$threads.log
+    /usr/bin/time -v "$CWTEXT" label "$WORK/corpus-$n" -m "$WORK/disk-$n.cwm" --threads "$threads" >"$WORK/label-$threads.tsv" 2>"$log" || [ $? -eq 1 ]
+    labels+=("$threads $(wall_of "$log") $(grep 'Maximum resident set size' "$log" | awk '{print $NF}') $(wc -l <"$WORK/label-$threads.tsv")")
+  done
+  cmp "$WORK/label-1.tsv" "$WORK/label-2.tsv" || { echo "error: label's output differs between 1 and 2 threads" >&2; exit 1; }
+  rm -f "$WORK"/label-*.tsv
+fi
 
 {
   echo "# Training memory against corpus size ($(date +%F))"
@@ -126,4 +148,18 @@ else:
 print(f"| {n:,} | {mem} | {mb(dp)} | {n / float(dw):,.0f} | {ratio} | {int(dc):,} MB | {int(model) / 1e6:.0f} MB |")
 PY
   done
+  if [ ${#labels[@]} -gt 0 ]; then
+    echo
+    echo "\`label\` on the ${SIZES[${#SIZES[@]}-1]}-document corpus with the model from disk (the same output with 1 and 2 threads, checked):"
+    echo
+    echo "| threads | wall | documents/s | peak RSS |"
+    echo "|---:|---:|---:|---:|"
+    for row in "${labels[@]}"; do
+      python3 - $row <<'PY'
+import sys
+threads, wall, peak, lines = sys.argv[1:]
+print(f"| {threads} | {float(wall):.0f} s | {int(lines) / float(wall):,.0f} | {int(peak) / 1024:,.0f} MB |")
+PY
+    done
+  fi
 } | tee "$ROOT/benches/results/large-corpus-$(date +%F).md"

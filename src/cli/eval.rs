@@ -54,7 +54,9 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // One label is enough to evaluate: a folder of one kind of mail measures its recall.
     let corpus = args.filter.scan(&args.dir, 1)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));
-    let files: Vec<_> = corpus.files.iter().map(|(s, _)| s.clone()).collect();
+    // eval holds every result until its report anyway: the list is read into memory.
+    let entries = corpus.files.to_vec()?;
+    let files: Vec<_> = entries.iter().map(|(s, _)| s.clone()).collect();
     let progress = ui.progress(files.len() as u64);
     progress.set_message("evaluating");
     let results = classify_files(&model, &files, args.sampling.method(), &progress)?;
@@ -64,7 +66,7 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // Documents without a word are evaluated as classify and label decide them: by the
     // model's prior. They count, and the summary says how many there were.
     let mut prior_only = 0;
-    for ((_, truth), result) in corpus.files.iter().zip(results) {
+    for ((_, truth), result) in entries.iter().zip(results) {
         match result {
             Ok(p) => {
                 prior_only += usize::from(p.prior_only);

@@ -121,7 +121,8 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             // One folder of corrections is enough.
             let corpus = args.filter.scan(dir, 1)?;
             corpus.warnings.iter().for_each(|w| ui.warn(w));
-            let mut files = corpus.files;
+            // Corrections are few: the folder's list is read into memory to be shuffled.
+            let mut files = corpus.files.to_vec()?;
             {
                 use rand::seq::SliceRandom;
                 use rand::SeedableRng;

@@ -10,6 +10,7 @@ use clap::Args;
 
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
+use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
 use cwtext::jobs::tune::{TuneRequest, PATIENCE};
 use cwtext::model::WeightEncoding;
 use cwtext::text::pipeline::PipelineConfig;
@@ -51,6 +52,16 @@ pub struct TuneArgs {
     /// Weight precision in the model file.
     #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
     pub encoding: WeightEncoding,
+    /// Keep each feature choice's cache files in DIR and use them again in later runs (and
+    /// `train`'s, for the same pipeline) while they match the corpus.
+    #[arg(long, value_name = "DIR", help_heading = "Memory")]
+    pub cache: Option<PathBuf>,
+    /// Hold each feature choice's featurised corpus in memory up to this many MB, then in a
+    /// temporary cache file on disk; 0: always on disk. The search and the model are the same
+    /// either way.
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_BUDGET >> 20,
+          help_heading = "Memory")]
+    pub memory_budget: u64,
 }
 
 /// Flags → plan → search → the winner trained → summary.
@@ -62,7 +73,11 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         hash_bits: args.hash_bits,
         encoding: args.encoding,
     }
-    .plan()?;
+    .plan()?
+    .with_cache(CacheSettings {
+        memory_budget: args.memory_budget.saturating_mul(1 << 20),
+        dir: args.cache.clone(),
+    });
     let start = Instant::now();
     let corpus = args.filter.scan(&args.dir, 2)?;
     corpus.warnings.iter().for_each(|w| ui.warn(w));

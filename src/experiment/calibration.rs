@@ -6,7 +6,6 @@
 
 use super::{Notes, SplitSpec};
 use crate::error::Result;
-use crate::jobs::corpus::held_out;
 use crate::jobs::train::{check_epochs, train_examples, Example, TrainSettings};
 use crate::learn::calibration::{
     fit_scale, fit_scale_gibbs, probabilities_at, Calibration, Objective,
@@ -49,7 +48,7 @@ impl Experiment {
     pub fn run(&self, progress: &dyn Progress, notes: Notes) -> Result<String> {
         let base = self.settings()?;
         let split = self.split.read(&base.pipeline, progress, notes)?;
-        let held = |e: &Example| held_out(&split.corpus.root, &split.corpus.files[e.file].0);
+        let held = |e: &Example| e.split.held_out;
         let rows = run(&base, &split.labels, &split.train, &held, &split.test)?;
         let header = format!(
             "Calibration on {}: {} training / {} test documents, {} labels, {} epochs, eta {}, stop words {}, seed {}.",

@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use super::corrections::{self, Doc};
 use super::{Note, Notes, SplitSpec};
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
+use crate::jobs::corpus::{scan_labelled, FileFilter, FileTable, LabelledCorpus};
 use crate::jobs::online::LearnOptions;
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{check_epochs, featurize_corpus, fill_rehearsal, Example, TrainSettings};
@@ -293,12 +293,17 @@ fn sub_corpus(
             labels.push(l.clone());
         }
     }
-    let files = corpus
-        .files
-        .iter()
-        .filter(|(s, _)| keep_file(s.path()))
-        .filter_map(|(p, l)| map[*l].map(|l| (p.clone(), l)))
-        .collect();
+    // The experiments' corpora are small: their lists are held in memory.
+    let files = FileTable::from_vec(
+        corpus
+            .files
+            .to_vec()
+            .expect("an experiment's corpus list is in memory")
+            .into_iter()
+            .filter(|(s, _)| keep_file(s.path()))
+            .filter_map(|(p, l)| map[l].map(|l| (p, l)))
+            .collect(),
+    );
     LabelledCorpus {
         root: corpus.root.clone(),
         layout: corpus.layout,
@@ -324,7 +329,13 @@ fn docs_of(
         .into_iter()
         .map(|e| {
             (
-                corpus.files[e.file].0.path().to_path_buf(),
+                corpus
+                    .files
+                    .get(e.file)
+                    .expect("an experiment's corpus list is in memory")
+                    .0
+                    .path()
+                    .to_path_buf(),
                 Doc {
                     x: e.x,
                     label: corpus.labels[e.label].clone(),
@@ -361,6 +372,8 @@ fn train_model(
                     .position(|l| *l == d.label)
                     .expect("a trained label"),
                 x: d.x,
+                // Only offered to the rehearsal memory, which no split concerns.
+                split: Default::default(),
             })
             .collect();
         fill_rehearsal(&mut model, &examples, rehearsal)?;
@@ -370,8 +383,10 @@ fn train_model(
 
 /// `n` labels of `corpus` by file count (the fewest when `fewest`), ties by name.
 fn labels_by_size(corpus: &LabelledCorpus, n: usize, fewest: bool) -> Vec<String> {
-    let mut counts = vec![0usize; corpus.labels.len()];
-    corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
+    let counts = corpus
+        .files
+        .label_counts(corpus.labels.len())
+        .expect("an experiment's corpus list is in memory");
     let mut order: Vec<usize> = (0..counts.len()).collect();
     order.sort_by_key(|&i| {
         if fewest {
@@ -450,9 +465,10 @@ mod tests {
         )
         .unwrap();
         // "c" gets a third file.
-        let extra = train.files[0].0.clone();
+        let extra = train.files.get(0).unwrap().0;
         let c = train.labels.iter().position(|l| l == "c").unwrap();
-        train.files.push((extra, c));
+        train.files.push(extra, c).unwrap();
+        train.files.seal().unwrap();
         assert_eq!(labels_by_size(&train, 2, true), ["a", "b"]);
         assert_eq!(labels_by_size(&train, 1, false), ["c"]);
         let half = sub_corpus(&train, |l| l != "b", |_| true);

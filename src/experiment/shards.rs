@@ -6,7 +6,6 @@
 use super::epochs::accuracy;
 use super::{mean_sd, Note, Notes, SplitSpec};
 use crate::error::{Error, Result};
-use crate::jobs::corpus::shard_of;
 use crate::jobs::plan::MAX_SHARDS;
 use crate::jobs::train::{
     check_epochs, train_examples, train_sharded, Example, Sharding, TrainSettings,
@@ -38,13 +37,7 @@ impl Experiment {
             split.train.len(),
             split.test.len()
         )));
-        let shard = |e: &Example| {
-            shard_of(
-                &split.corpus.root,
-                &split.corpus.files[e.file].0,
-                self.shards,
-            )
-        };
+        let shard = |e: &Example| e.split.shard(self.shards);
         let lines = run(
             &base,
             &split.labels,

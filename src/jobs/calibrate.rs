@@ -48,13 +48,16 @@ pub fn fit_probability_scale<S: ExampleSource + ?Sized>(
 ) -> Result<CalibrationFit> {
     // The sample the fit would take anyway, before the score Gaussians (a random access into
     // the weight table per feature and label: the costliest part of calibrating).
-    let mut reader = held_out.reader();
-    let documents = crate::learn::calibration::fit_sample_indices(held_out.len())
-        .map(|i| {
-            let e = reader.get(i)?;
-            Ok((learner.score_gaussians(&e.x), e.label))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    // Read in order: a cache file then reads ahead.
+    let mut sample = crate::learn::calibration::fit_sample_indices(held_out.len()).peekable();
+    let mut documents = Vec::new();
+    crate::jobs::examples::for_each_while(held_out, |i, e| {
+        if sample.peek() == Some(&i) {
+            documents.push((learner.score_gaussians(&e.x), e.label));
+            sample.next();
+        }
+        sample.peek().is_some()
+    })?;
     let fit = crate::learn::calibration::fit_scale(
         &documents,
         crate::learn::calibration::Objective::Brier,

@@ -24,16 +24,19 @@ use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{held_out, scan_corpus, shard_of, CorpusOptions, FileFilter};
+use crate::jobs::corpus::{
+    scan_corpus, CorpusOptions, FileFilter, FileTable, LabelledCorpus, SplitKeys,
+};
+use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
+use crate::jobs::feature_cache::CacheSettings;
 use crate::jobs::train::{
-    Example, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS, SHRINKAGE_SAMPLE,
+    featurize_cached, TrainSettings, Trainer, FINISH_EPOCHS, MIN_CALIBRATION_DOCUMENTS,
+    SHRINKAGE_SAMPLE,
 };
 use crate::learn::learner::{Learner, ScoreGaussian};
 use crate::model::merge::{combine, merge, MergeMethod};
 use crate::model::{Model, WeightEncoding};
 use crate::progress::NoProgress;
-use crate::text::featurize::featurize_files;
-use crate::text::source::Source;
 
 /// Where this process stands in the cluster (timely's `-n`, `-p`, `-h`).
 #[derive(Debug, Clone)]
@@ -82,6 +85,7 @@ pub(crate) fn train(
     filter: &FileFilter,
     options: &CorpusOptions,
     settings: &TrainSettings,
+    cache: &CacheSettings,
     output: &Path,
 ) -> Result<Option<ClusterOutcome>> {
     if cluster.process >= cluster.processes {
@@ -92,15 +96,16 @@ pub(crate) fn train(
     }
     settings.pipeline.validate()?;
     settings.learner.clone().validate()?;
-    let (dir, filter, options, settings, output) = (
+    let (dir, filter, options, settings, cache, output) = (
         dir.to_path_buf(),
         filter.clone(),
         options.clone(),
         settings.clone(),
+        cache.clone(),
         output.to_path_buf(),
     );
     let guards = timely::execute_from_args(cluster.timely_args().into_iter(), move |worker| {
-        run_worker(worker, &dir, &filter, &options, &settings, &output)
+        run_worker(worker, &dir, &filter, &options, &settings, &cache, &output)
     })
     .map_err(|e| Error::InvalidSetting(format!("cannot start the cluster: {e}")))?;
     let mut result = None;
@@ -119,6 +124,7 @@ fn run_worker(
     filter: &FileFilter,
     options: &CorpusOptions,
     settings: &TrainSettings,
+    cache: &CacheSettings,
     output: &Path,
 ) -> Result<Option<ClusterOutcome>> {
     let (index, peers) = (worker.index(), worker.peers());
@@ -148,23 +154,38 @@ fn run_worker(
 
     // This process's shard, featurised in corpus order.
     let corpus = scan_corpus(dir, filter, options)?;
-    let mine: Vec<(usize, &Source, usize)> = corpus
-        .files
-        .iter()
-        .enumerate()
-        .filter(|(_, (path, _))| shard_of(&corpus.root, path, peers) == index)
-        .map(|(i, (path, label))| (i, path, *label))
-        .collect();
-    let results = featurize_files(&mine, |m| m.1, &settings.pipeline, &NoProgress)?;
-    let mut part = Vec::with_capacity(mine.len());
-    let mut skipped = 0usize;
-    for (result, &(file, _, label)) in results.into_iter().zip(&mine) {
-        match result {
-            Ok(x) => part.push(Example { x, label, file }),
-            Err(e) if e.is_skippable() => skipped += 1,
-            Err(e) => return Err(e),
+    // This process's shard as a corpus of its own (its part of the file list, on disk past
+    // the list's limit), featurised as `train` does: into memory up to the budget, then a
+    // cache file.
+    let mut files = FileTable::new();
+    for entry in corpus.files.iter() {
+        let (source, label) = entry?;
+        if SplitKeys::of(&corpus.root, &source).shard(peers) == index {
+            files.push(source, label)?;
         }
     }
+    files.seal()?;
+    let shard = LabelledCorpus {
+        root: corpus.root.clone(),
+        layout: corpus.layout,
+        labels: corpus.labels.clone(),
+        files,
+        warnings: Vec::new(),
+    };
+    drop(corpus);
+    let label_numbers: Vec<usize> = (0..shard.labels.len()).collect();
+    let (part, skipped) = featurize_cached(
+        &shard,
+        std::slice::from_ref(&settings.pipeline),
+        &label_numbers,
+        cache,
+        &NoProgress,
+        &mut |_| {},
+    )?
+    .pop()
+    .expect("one pipeline");
+    let skipped = skipped.len();
+    let corpus = shard;
     if part.is_empty() {
         return Err(Error::InvalidSetting(format!(
             "process {index} of {peers} has no documents in its shard: use fewer processes"
@@ -213,26 +234,21 @@ fn run_worker(
     // held-out fifth and mix; the scale is fitted on every process's held-out documents under
     // that mix (process 0 fits, from the score Gaussians the others send); then every process
     // goes on for FINISH_EPOCHS epochs over all its documents.
-    let (kept, held): (Vec<&Example>, Vec<&Example>) = part
-        .iter()
-        .partition(|e| !held_out(&corpus.root, &corpus.files[e.file].0));
+    let (kept, held) = Subset::split(&part, &|e| e.split.held_out)?;
     let calibrate = settings.calibrate && !kept.is_empty();
     let mut fit = None;
     if calibrate {
-        let kept: Vec<Example> = kept.into_iter().cloned().collect();
         for _ in 0..settings.epochs {
-            trainer.epoch(&kept, &hidden);
+            trainer.epoch_over(&kept, &hidden)?;
             mix(&mut exchange, &mut trainer, &mut round, worker);
         }
         let partial = trainer.learner().clone();
-        let gaussians: Vec<f64> = held
-            .iter()
-            .flat_map(|e| {
-                let g = partial.score_gaussians(&e.x);
-                std::iter::once(e.label as f64)
-                    .chain(g.into_iter().flat_map(|g| [g.mean, g.variance]))
-            })
-            .collect();
+        let mut gaussians: Vec<f64> = Vec::new();
+        for_each(&held, |_, e| {
+            let g = partial.score_gaussians(&e.x);
+            gaussians.push(e.label as f64);
+            gaussians.extend(g.into_iter().flat_map(|g| [g.mean, g.variance]));
+        })?;
         let bytes: Vec<u8> = gaussians.iter().flat_map(|v| v.to_le_bytes()).collect();
         let all = exchange(round, bytes, worker);
         round += 1;
@@ -264,25 +280,31 @@ fn run_worker(
                 &documents,
                 crate::learn::calibration::Objective::Brier,
             );
-            fit = Some((scale, scale.documents, partial, kept));
+            // The documents the variance shrinkage is measured on: the first kept ones.
+            let mut sample = Vec::new();
+            for_each_while(&kept, |_, e| {
+                sample.push(e.x.clone());
+                sample.len() < SHRINKAGE_SAMPLE
+            })?;
+            fit = Some((scale, scale.documents, partial, sample));
         }
         let finish = FINISH_EPOCHS.min(settings.epochs);
         for epoch in 0..finish {
-            trainer.epoch(&part, &hidden);
+            trainer.epoch_over(&part, &hidden)?;
             if epoch + 1 < finish {
                 mix(&mut exchange, &mut trainer, &mut round, worker);
             }
         }
     } else {
         for epoch in 0..settings.epochs {
-            trainer.epoch(&part, &hidden);
+            trainer.epoch_over(&part, &hidden)?;
             if epoch + 1 < settings.epochs {
                 mix(&mut exchange, &mut trainer, &mut round, worker);
             }
         }
     }
     // The shard model, in f32 for the transfer, plus how many files this process skipped.
-    let mut model = trainer.into_model(&part, corpus.labels.clone(), &shard_settings);
+    let mut model = trainer.into_model_over(&part, corpus.labels.clone(), &shard_settings)?;
     model.header.encoding = WeightEncoding::F32;
     let mut bytes = (skipped as u64).to_le_bytes().to_vec();
     bytes.extend(model.to_bytes());
@@ -302,10 +324,10 @@ fn run_worker(
     let mut merged = merge(&shards, &names, MergeMethod::Kl)?;
     merged.header.training.epoch_accuracy = Vec::new();
     merged.header.training.skipped += skipped_total;
-    if let Some((scale, held_out, partial, kept)) = fit {
+    if let Some((scale, held_out, partial, sample)) = fit {
         // Divided by how much surer the merged model is than the mix it was fitted with, on
         // this process's kept documents (as `train` does on its own).
-        let sample = kept.iter().take(SHRINKAGE_SAMPLE).map(|e| &e.x);
+        let sample = sample.iter();
         let shrinkage = crate::learn::calibration::variance_shrinkage(
             &|x| partial.score_gaussians(x),
             &|x| merged.learner.score_gaussians(x),

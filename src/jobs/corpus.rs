@@ -16,6 +16,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
+pub use crate::jobs::file_table::FileTable;
 use crate::text::mailbox::{self, Layout};
 use crate::text::source::Source;
 
@@ -100,7 +101,8 @@ pub struct FileList {
     pub warnings: Vec<String>,
 }
 
-/// A labelled corpus: label names (sorted) and (document, label index) pairs.
+/// A labelled corpus: label names (sorted) and (document, label index) pairs, the latter on disk
+/// past [`crate::jobs::file_table::SPOOL_AFTER`] documents.
 #[derive(Debug)]
 pub struct LabelledCorpus {
     /// The corpus root the documents were found under.
@@ -108,7 +110,7 @@ pub struct LabelledCorpus {
     /// How the root was read.
     pub layout: Layout,
     pub labels: Vec<String>,
-    pub files: Vec<(Source, usize)>,
+    pub files: FileTable,
     pub warnings: Vec<String>,
 }
 
@@ -118,7 +120,7 @@ impl Default for LabelledCorpus {
             root: PathBuf::new(),
             layout: Layout::Files,
             labels: Vec::new(),
-            files: Vec::new(),
+            files: FileTable::new(),
             warnings: Vec::new(),
         }
     }
@@ -264,8 +266,7 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
             quoted(&corpus.labels)
         )));
     }
-    let mut counts = vec![0usize; corpus.labels.len()];
-    corpus.files.iter().for_each(|(_, l)| counts[*l] += 1);
+    let counts = corpus.files.label_counts(corpus.labels.len())?;
     if options.layout.is_none()
         && layout == Layout::Mbox
         && corpus.labels.len() > 1
@@ -392,10 +393,11 @@ fn scan_store(
         messages.sort();
         let index = corpus.labels.len();
         corpus.labels.push(label);
-        corpus
-            .files
-            .extend(messages.into_iter().map(|s| (s, index)));
+        for s in messages {
+            corpus.files.push(s, index)?;
+        }
     }
+    corpus.files.seal()?;
     if corpus.files.is_empty() {
         return Err(Error::Corpus {
             path: root.to_path_buf(),
@@ -434,21 +436,36 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
     }
     label_dirs.sort();
     for (name, dir) in label_dirs {
-        let list = list_files(&dir, filter)?;
-        corpus.warnings.extend(list.warnings);
-        if list.files.is_empty() {
+        // Streamed into the list as the sorted walk finds them (a directory's names are held
+        // while it is read), not gathered first.
+        let index = corpus.labels.len();
+        let mut found = 0usize;
+        let mut failed = None;
+        let files = &mut corpus.files;
+        let warnings = walk_files(&dir, filter, 4096, |batch| {
+            found += batch.len();
+            for f in batch {
+                if let Err(e) = files.push(Source::file(f), index) {
+                    failed = Some(e);
+                    return false;
+                }
+            }
+            true
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        corpus.warnings.extend(warnings);
+        if found == 0 {
             corpus.warnings.push(format!(
                 "{}: no documents, label {name:?} ignored",
                 dir.display()
             ));
             continue;
         }
-        let index = corpus.labels.len();
         corpus.labels.push(name);
-        corpus
-            .files
-            .extend(list.files.into_iter().map(|f| (Source::file(f), index)));
     }
+    corpus.files.seal()?;
     if corpus.files.is_empty() {
         return Err(Error::Corpus {
             path: root.to_path_buf(),
@@ -467,11 +484,7 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
 /// root ([`Source::key`]; salted so that it is independent of the held-out fifth), the same on
 /// every machine.
 pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
-    use std::hash::Hasher;
-    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(b"shard\0");
-    h.write(source.key(root).as_bytes());
-    ((h.finish() >> 32) % n.max(1) as u64) as usize
+    SplitKeys::of(root, source).shard(n)
 }
 
 /// Whether a document belongs to the held-out fifth: a fixed hash of its key relative to the
@@ -479,11 +492,41 @@ pub fn shard_of(root: &Path, source: &Source, n: usize) -> usize {
 /// flags, an mbox message's file and offset), so the split never depends on the order, the
 /// machine or the run.
 pub fn held_out(root: &Path, source: &Source) -> bool {
-    use std::hash::Hasher;
-    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
-    h.write(source.key(root).as_bytes());
-    // The top bits, which FxHash mixes well (see pipeline::hash).
-    (h.finish() >> 32) % 5 == 0
+    SplitKeys::of(root, source).held_out
+}
+
+/// What decides a document's splits ([`held_out`], [`shard_of`]), computed once from its key
+/// when it is featurised and kept with its example (and in the feature cache), so that the
+/// parts of a corpus are decided without its file list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SplitKeys {
+    /// In the held-out fifth.
+    pub held_out: bool,
+    /// The top 32 bits of the salted hash that [`SplitKeys::shard`] reduces.
+    pub shard_key: u32,
+}
+
+impl SplitKeys {
+    /// The keys of a document: hashes of its key relative to the corpus root.
+    pub fn of(root: &Path, source: &Source) -> Self {
+        use std::hash::Hasher;
+        let key = source.key(root);
+        let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+        h.write(key.as_bytes());
+        let mut s = crate::text::pipeline::hash::FrozenHasher::default();
+        s.write(b"shard\0");
+        s.write(key.as_bytes());
+        SplitKeys {
+            // The top bits, which FxHash mixes well (see pipeline::hash).
+            held_out: (h.finish() >> 32) % 5 == 0,
+            shard_key: (s.finish() >> 32) as u32,
+        }
+    }
+
+    /// Which of `n` shards.
+    pub fn shard(&self, n: usize) -> usize {
+        (u64::from(self.shard_key) % n.max(1) as u64) as usize
+    }
 }
 
 #[cfg(test)]
@@ -617,6 +660,8 @@ mod tests {
         assert_eq!(c.labels, ["a", "b"]);
         let names: Vec<_> = c
             .files
+            .to_vec()
+            .unwrap()
             .iter()
             .map(|(p, l)| (p.path().strip_prefix(dir.path()).unwrap().to_path_buf(), *l))
             .collect();

@@ -3,8 +3,8 @@
 //! ([`crate::jobs::feature_cache::DiskCache`]), so that the epochs, the choice of settings,
 //! calibration and the rehearsal fill run the same code, in the same order, on either: the same
 //! data and seed give the same model bytes whether the corpus fitted in memory or not.
-//! [`Subset`] is a part of a source (the four fifths, the held-out fifth, a shard) by index, so
-//! no part is ever copied.
+//! [`Subset`] is a part of a source (the four fifths, the held-out fifth, a shard) by a bit per
+//! document, so no part is ever copied or listed.
 
 use crate::error::Result;
 use crate::features::FeatureVector;
@@ -16,6 +16,8 @@ pub struct Example {
     pub label: usize,
     /// The index of its file in the corpus.
     pub file: usize,
+    /// Its held-out fifth and shard.
+    pub split: crate::jobs::corpus::SplitKeys,
 }
 
 /// Featurised examples, read by index. Each thread that reads makes its own
@@ -90,63 +92,124 @@ pub fn for_each<S: ExampleSource + ?Sized>(
     source: &S,
     mut f: impl FnMut(usize, &Example),
 ) -> Result<()> {
+    for_each_while(source, |i, e| {
+        f(i, e);
+        true
+    })
+}
+
+/// [`for_each`] until `f` returns false.
+pub fn for_each_while<S: ExampleSource + ?Sized>(
+    source: &S,
+    mut f: impl FnMut(usize, &Example) -> bool,
+) -> Result<()> {
     let mut reader = source.reader();
     for i in 0..source.len() {
-        f(i, reader.get(i)?);
+        if !f(i, reader.get(i)?) {
+            break;
+        }
     }
     Ok(())
 }
 
-/// Some examples of a source, by their indices in it (in the source's order): 4 bytes per
-/// example, whatever the examples hold.
+/// Some examples of a source (in the source's order), by a bit per example of the source and
+/// a count per 64 of them: a quarter of a byte per document, whatever the examples hold (the
+/// four fifths, the held-out fifth, a shard). Its `i`-th example is found by the counts (a
+/// binary search) and the bits of one word.
 pub struct Subset<'a, S: ?Sized> {
     source: &'a S,
-    indices: Vec<u32>,
+    bits: Vec<u64>,
+    /// Members in the words before each word.
+    before: Vec<u64>,
+    count: usize,
 }
 
 impl<'a, S: ExampleSource + ?Sized> Subset<'a, S> {
-    /// The examples at `indices` of `source`.
-    pub fn new(source: &'a S, indices: Vec<u32>) -> Self {
-        Subset { source, indices }
+    /// Splits `source` in one pass into `parts` parts, `part` giving each example's (below
+    /// `parts`).
+    pub fn partition(
+        source: &'a S,
+        parts: usize,
+        part: &dyn Fn(&Example) -> usize,
+    ) -> Result<Vec<Self>> {
+        let words = source.len().div_ceil(64);
+        let mut out: Vec<Self> = (0..parts)
+            .map(|_| Subset {
+                source,
+                bits: vec![0; words],
+                before: Vec::new(),
+                count: 0,
+            })
+            .collect();
+        for_each(source, |i, e| {
+            let s = &mut out[part(e)];
+            s.bits[i / 64] |= 1 << (i % 64);
+            s.count += 1;
+        })?;
+        for s in &mut out {
+            let mut total = 0;
+            s.before = s
+                .bits
+                .iter()
+                .map(|w| {
+                    let before = total;
+                    total += u64::from(w.count_ones());
+                    before
+                })
+                .collect();
+        }
+        Ok(out)
     }
 
     /// Splits `source` in one pass into the examples for which `part` is false and those for
     /// which it is true, each in the source's order.
     pub fn split(source: &'a S, part: &dyn Fn(&Example) -> bool) -> Result<(Self, Self)> {
-        let (mut no, mut yes) = (Vec::new(), Vec::new());
-        for_each(source, |i, e| {
-            let i = u32::try_from(i).expect("sources hold fewer than 2^32 examples");
-            if part(e) {
-                yes.push(i)
-            } else {
-                no.push(i)
-            }
-        })?;
-        Ok((Subset::new(source, no), Subset::new(source, yes)))
+        let mut two = Subset::partition(source, 2, &|e| usize::from(part(e)))?;
+        let yes = two.pop().expect("two parts");
+        let no = two.pop().expect("two parts");
+        Ok((no, yes))
+    }
+
+    /// The bytes it takes in memory.
+    pub fn memory(&self) -> usize {
+        (self.bits.capacity() + self.before.capacity()) * 8
+    }
+}
+
+impl<S: ?Sized> Subset<'_, S> {
+    /// The index in the source of its `i`-th example.
+    fn select(&self, i: usize) -> usize {
+        let i = i as u64;
+        let w = self.before.partition_point(|&b| b <= i) - 1;
+        let mut word = self.bits[w];
+        for _ in 0..i - self.before[w] {
+            word &= word - 1;
+        }
+        w * 64 + word.trailing_zeros() as usize
     }
 }
 
 impl<S: ExampleSource + ?Sized> ExampleSource for Subset<'_, S> {
     fn len(&self) -> usize {
-        self.indices.len()
+        self.count
     }
 
     fn reader(&self) -> Box<dyn ExampleReader + '_> {
         Box::new(SubsetReader {
             inner: self.source.reader(),
-            indices: &self.indices,
+            subset: self,
         })
     }
 }
 
-struct SubsetReader<'a> {
+struct SubsetReader<'a, S: ?Sized> {
     inner: Box<dyn ExampleReader + 'a>,
-    indices: &'a [u32],
+    subset: &'a Subset<'a, S>,
 }
 
-impl ExampleReader for SubsetReader<'_> {
+impl<S: ?Sized> ExampleReader for SubsetReader<'_, S> {
     fn get(&mut self, index: usize) -> Result<&Example> {
-        self.inner.get(self.indices[index] as usize)
+        self.inner.get(self.subset.select(index))
     }
 }
 
@@ -159,6 +222,7 @@ mod tests {
             x: FeatureVector::new(8, vec![file as u32 % 8], vec![1.0]),
             label: file % 2,
             file,
+            split: Default::default(),
         }
     }
 
@@ -174,7 +238,17 @@ mod tests {
         assert_eq!(files(&multiples), [0, 3, 6, 9]);
         assert_eq!(files(&odd_not), [1, 2, 4, 5, 7, 8]);
         // A subset of a subset.
-        let inner = Subset::new(&multiples, vec![1, 3]);
+        let (_, inner) = Subset::split(&multiples, &|e| e.file % 2 == 1).unwrap();
         assert_eq!(files(&inner), [3, 9]);
+        assert_eq!(inner.len(), 2);
+        let shards = Subset::partition(&examples[..], 3, &|e| e.file % 3).unwrap();
+        assert_eq!(files(&shards[1]), [1, 4, 7]);
+        // Past one word of bits, and read out of order.
+        let many: Vec<Example> = (0..1000).map(example).collect();
+        let (_, sevens) = Subset::split(&many[..], &|e| e.file % 7 == 3).unwrap();
+        let mut reader = sevens.reader();
+        for i in [100, 0, 142, 5, 64, 63] {
+            assert_eq!(reader.get(i).unwrap().file, 7 * i + 3);
+        }
     }
 }

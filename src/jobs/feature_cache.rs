@@ -4,17 +4,21 @@
 //!
 //! **Format** (one file per pipeline): a header (magic, the key of what was featurised), then
 //! one record per document, in corpus order —
-//! `varint label, varint file, varint n, n × varint bucket (delta to the previous one, the
-//! first as it is), n × f32 LE value` — then a JSON trailer (documents, dimension, the skipped
-//! files with their reasons), its length (u64 LE) and an end magic. Values are stored exactly
+//! `varint label, varint file, varint held-out (0 or 1), varint shard key, varint n, n × varint bucket (delta to the previous one, the
+//! first as it is), n × f32 LE value` — then the index (documents + 1 u64 LE: where each
+//! record starts, and where the last ends), then a JSON trailer (documents, dimension, where
+//! the index starts, the skipped files with their reasons), its length (u64 LE) and an end
+//! magic. Values are stored exactly
 //! (f32), so a model trained from the cache is byte for byte the one trained in memory; the
 //! buckets, sorted, cost one or two bytes each. A 20 Newsgroups post takes about 1.3 KB.
 //!
 //! **Reading** is by `pread` into a buffer each reader reuses, never by a memory map (mapped
-//! pages count in the resident set): random reads for the shuffled epochs, a read-ahead of
-//! [`READ_AHEAD`] bytes when the reads go in order. The operating system's page cache keeps
-//! the file in otherwise free memory when there is some; the process itself holds
-//! [`Offsets`]: 4 bytes per document, plus 8 per [`OFFSET_BLOCK`] documents.
+//! pages count in the resident set): random reads for the shuffled epochs (the record's two
+//! index entries, then the record), a read-ahead of [`READ_AHEAD`] bytes of records and
+//! [`INDEX_READ_AHEAD`] index entries when the reads go in order. The operating system's page
+//! cache keeps the file in otherwise free memory when there is some; the process holds no
+//! memory per document: while the cache is written, the index goes to a second unnamed file
+//! beside it and is copied behind the records at the end.
 //!
 //! **Where it lives**: [`CacheSettings`]. By default the examples stay in memory until their
 //! estimated size passes a budget, then everything goes into an unnamed temporary file (made
@@ -41,11 +45,17 @@ pub const DEFAULT_MEMORY_BUDGET: u64 = 256 << 20;
 /// Bytes read at once when a reader goes through the file in order.
 pub const READ_AHEAD: usize = 256 << 10;
 
-/// Documents per absolute offset in [`Offsets`] (the others are 4-byte offsets from it): a
-/// block of this many records must stay under 4 GiB, 32 MiB a record.
-pub const OFFSET_BLOCK: usize = 128;
+/// Index entries held in memory (32 MiB per cache file): a cache of at most this many documents
+/// keeps its index in memory, a larger one reads it from the file. A bound, not a cost per
+/// document: 8 bytes per document up to about 4 million documents, then nothing.
+pub const INDEX_IN_MEMORY: usize = 4 << 20;
 
-const MAGIC: &[u8; 8] = b"CWTXFC\x00\x01";
+/// Index entries read at once when a reader goes through the file in order (32 KiB).
+pub const INDEX_READ_AHEAD: usize = 4096;
+
+/// Format 3: the index in the file (format 1 had none: its offsets were held in memory), and
+/// each record's split keys (format 2 had none: the parts were decided from the file list).
+const MAGIC: &[u8; 8] = b"CWTXFC\x00\x03";
 const END_MAGIC: &[u8; 8] = b"CWTXFCok";
 
 /// Where featurised examples are kept while training.
@@ -94,57 +104,6 @@ pub fn estimated_bytes(e: &Example) -> u64 {
     8 * e.x.nnz() as u64 + 96
 }
 
-/// Byte offsets of the records: one u64 per [`OFFSET_BLOCK`] documents and a u32 from it per
-/// document.
-#[derive(Debug, Default)]
-pub struct Offsets {
-    bases: Vec<u64>,
-    relative: Vec<u32>,
-    /// Where the last record ends.
-    end: u64,
-}
-
-impl Offsets {
-    fn push(&mut self, start: u64, path: &Path) -> Result<()> {
-        if self.relative.len().is_multiple_of(OFFSET_BLOCK) {
-            self.bases.push(start);
-        }
-        let base = *self.bases.last().expect("pushed above");
-        let relative = u32::try_from(start - base).map_err(|_| {
-            cache_error(
-                path,
-                format!("{OFFSET_BLOCK} documents take more than 4 GiB of features"),
-            )
-        })?;
-        self.relative.push(relative);
-        Ok(())
-    }
-
-    pub fn len(&self) -> usize {
-        self.relative.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.relative.is_empty()
-    }
-
-    /// Record `i`'s bytes.
-    fn range(&self, i: usize) -> (u64, u64) {
-        let start = |i: usize| self.bases[i / OFFSET_BLOCK] + u64::from(self.relative[i]);
-        let end = if i + 1 < self.len() {
-            start(i + 1)
-        } else {
-            self.end
-        };
-        (start(i), end)
-    }
-
-    /// The bytes the offsets take in memory.
-    pub fn memory(&self) -> usize {
-        self.bases.capacity() * 8 + self.relative.capacity() * 4
-    }
-}
-
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -170,6 +129,8 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 fn encode(e: &Example, out: &mut Vec<u8>) {
     put_varint(out, e.label as u64);
     put_varint(out, e.file as u64);
+    put_varint(out, u64::from(e.split.held_out));
+    put_varint(out, u64::from(e.split.shard_key));
     put_varint(out, e.x.nnz() as u64);
     let mut previous = 0u32;
     for &j in e.x.indices() {
@@ -186,6 +147,12 @@ fn decode(bytes: &[u8], dimension: usize, e: &mut Example) -> Option<usize> {
     let mut at = 0;
     e.label = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     e.file = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
+    e.split.held_out = match get_varint(bytes, &mut at)? {
+        0 => false,
+        1 => true,
+        _ => return None,
+    };
+    e.split.shard_key = u32::try_from(get_varint(bytes, &mut at)?).ok()?;
     let n = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     if n > dimension {
         return None;
@@ -270,6 +237,8 @@ impl SkippedFile {
 struct Trailer {
     documents: usize,
     dimension: usize,
+    /// Where the index starts (where the records end).
+    index: u64,
     skipped: Vec<SkippedFile>,
 }
 
@@ -291,7 +260,7 @@ pub fn cache_key(
     hashers[1].write(b"second");
     let pipeline = serde_json::to_string(pipeline)
         .map_err(|e| Error::InvalidSetting(format!("pipeline: {e}")))?;
-    let mut last: Option<(&Path, (u64, u128))> = None;
+    let mut last: Option<(PathBuf, (u64, u128))> = None;
     for h in &mut hashers {
         env!("CARGO_PKG_VERSION").hash(h);
         pipeline.hash(h);
@@ -300,10 +269,11 @@ pub fn cache_key(
         labels.hash(h);
         corpus.files.len().hash(h);
     }
-    for (source, label) in &corpus.files {
+    for entry in corpus.files.iter() {
+        let (source, label) = entry?;
         let path = source.path();
-        let stat = match last {
-            Some((p, stat)) if p == path => stat,
+        let stat = match &last {
+            Some((p, stat)) if p == path => *stat,
             _ => {
                 // A file that cannot be read now is a skipped document when featurised.
                 let stat = std::fs::metadata(path).map_or((u64::MAX, 0), |m| {
@@ -314,7 +284,7 @@ pub fn cache_key(
                         .map_or(0, |d| d.as_nanos());
                     (m.len(), time)
                 });
-                last = Some((path, stat));
+                last = Some((path.to_path_buf(), stat));
                 stat
             }
         };
@@ -345,15 +315,22 @@ pub fn file_name(pipeline: &PipelineConfig) -> String {
 enum Target {
     /// An unnamed file in this directory: gone when the process ends.
     Temporary(PathBuf),
-    /// A named temporary file, renamed to this path when complete.
-    Kept(tempfile::TempPath, PathBuf),
+    /// A file to keep at `path`, given its name there when complete: until then unnamed
+    /// (`O_TMPFILE`, Linux) or, where the file system cannot, named `.cwtext-cache-PID-…` in
+    /// the same directory.
+    Kept {
+        named: Option<tempfile::TempPath>,
+        path: PathBuf,
+    },
 }
 
 /// Writes a cache file, record by record.
 pub struct CacheWriter {
     out: BufWriter<File>,
     target: Target,
-    offsets: Offsets,
+    /// Where each record starts, in an unnamed file beside the cache until the end.
+    index: BufWriter<File>,
+    documents: usize,
     position: u64,
     dimension: usize,
     scratch: Vec<u8>,
@@ -364,27 +341,56 @@ impl CacheWriter {
     pub fn temporary(dir: &Path, key: &str, dimension: usize) -> Result<Self> {
         let file = tempfile::tempfile_in(dir)
             .map_err(|e| cache_error(dir, format!("cannot make the cache file: {e}")))?;
-        CacheWriter::start(file, Target::Temporary(dir.to_path_buf()), key, dimension)
+        CacheWriter::start(
+            file,
+            dir,
+            Target::Temporary(dir.to_path_buf()),
+            key,
+            dimension,
+        )
     }
 
-    /// A cache file to keep at `path` (written under a temporary name beside it, then renamed).
+    /// A cache file to keep at `path`. It gets its name only when complete, so that a run that
+    /// is interrupted (Ctrl-C, SIGTERM, `kill -9`, a crash) leaves nothing in the directory: on
+    /// Linux it is written unnamed (`O_TMPFILE`) and linked in at the end; elsewhere, or on a
+    /// file system without `O_TMPFILE`, it is written as `.cwtext-cache-PID-…` beside `path`,
+    /// and such files of processes that no longer run are removed by the next run.
     pub fn kept(path: &Path, key: &str, dimension: usize) -> Result<Self> {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)
             .map_err(|e| cache_error(dir, format!("cannot make the cache directory: {e}")))?;
-        let (file, temp) = tempfile::Builder::new()
-            .prefix(".cwtext-cache-")
-            .tempfile_in(dir)
-            .map_err(|e| cache_error(dir, format!("cannot make the cache file: {e}")))?
-            .into_parts();
-        CacheWriter::start(file, Target::Kept(temp, path.to_path_buf()), key, dimension)
+        remove_dead_leftovers(dir);
+        let (file, named) = match unnamed_in(dir) {
+            Some(file) => (file, None),
+            None => {
+                let (file, temp) = tempfile::Builder::new()
+                    .prefix(&format!("{LEFTOVER_PREFIX}{}-", std::process::id()))
+                    .tempfile_in(dir)
+                    .map_err(|e| cache_error(dir, format!("cannot make the cache file: {e}")))?
+                    .into_parts();
+                (file, Some(temp))
+            }
+        };
+        CacheWriter::start(
+            file,
+            dir,
+            Target::Kept {
+                named,
+                path: path.to_path_buf(),
+            },
+            key,
+            dimension,
+        )
     }
 
-    fn start(file: File, target: Target, key: &str, dimension: usize) -> Result<Self> {
+    fn start(file: File, dir: &Path, target: Target, key: &str, dimension: usize) -> Result<Self> {
+        let index = tempfile::tempfile_in(dir)
+            .map_err(|e| cache_error(dir, format!("cannot make the cache's index file: {e}")))?;
         let mut writer = CacheWriter {
             out: BufWriter::with_capacity(1 << 20, file),
             target,
-            offsets: Offsets::default(),
+            index: BufWriter::with_capacity(64 << 10, index),
+            documents: 0,
             position: 0,
             dimension,
             scratch: Vec::new(),
@@ -400,27 +406,47 @@ impl CacheWriter {
     pub fn path(&self) -> &Path {
         match &self.target {
             Target::Temporary(dir) => dir,
-            Target::Kept(_, path) => path,
+            Target::Kept { path, .. } => path,
+        }
+    }
+
+    /// Where the bytes being written go, for errors.
+    fn written_path(&self) -> PathBuf {
+        match &self.target {
+            Target::Temporary(dir) => dir.clone(),
+            Target::Kept {
+                named: Some(temp), ..
+            } => temp.to_path_buf(),
+            Target::Kept { path, .. } => path.clone(),
         }
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
         if let Err(e) = self.out.write_all(bytes) {
-            let path = match &self.target {
-                Target::Temporary(dir) => dir.clone(),
-                Target::Kept(temp, _) => temp.to_path_buf(),
-            };
-            return Err(cache_error(&path, format!("cannot write the cache: {e}")));
+            return Err(cache_error(
+                &self.written_path(),
+                format!("cannot write the cache: {e}"),
+            ));
         }
         self.position += bytes.len() as u64;
         Ok(())
     }
 
+    /// Notes that a record starts at the current position.
+    fn index_here(&mut self) -> Result<()> {
+        if let Err(e) = self.index.write_all(&self.position.to_le_bytes()) {
+            return Err(cache_error(
+                &self.written_path(),
+                format!("cannot write the cache's index: {e}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Appends an example.
     pub fn push(&mut self, e: &Example) -> Result<()> {
-        let start = self.position;
-        let path = self.path().to_path_buf();
-        self.offsets.push(start, &path)?;
+        self.index_here()?;
+        self.documents += 1;
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         encode(e, &mut scratch);
@@ -436,10 +462,33 @@ impl CacheWriter {
 
     /// Writes the trailer and makes the cache readable (a kept one under its name).
     pub fn finish(mut self, skipped: &[Error]) -> Result<DiskCache> {
-        self.offsets.end = self.position;
+        // The index behind the records, the end of the last record as its last entry.
+        self.index_here()?;
+        let index_start = self.position;
+        let copied = self
+            .index
+            .flush()
+            .and_then(|()| {
+                let file = self.index.get_mut();
+                std::io::Seek::rewind(file)?;
+                file.try_clone()
+            })
+            .map_err(|e| {
+                cache_error(
+                    &self.written_path(),
+                    format!("cannot read the cache's index back: {e}"),
+                )
+            })?;
+        let mut reader = std::io::BufReader::with_capacity(64 << 10, copied);
+        let copied = std::io::copy(&mut reader, &mut self.out).map_err(|e| {
+            cache_error(&self.written_path(), format!("cannot write the cache: {e}"))
+        })?;
+        debug_assert_eq!(copied, 8 * (self.documents as u64 + 1));
+        self.position += copied;
         let trailer = Trailer {
-            documents: self.offsets.len(),
+            documents: self.documents,
             dimension: self.dimension,
+            index: index_start,
             skipped: skipped.iter().filter_map(SkippedFile::of).collect(),
         };
         let json = serde_json::to_vec(&trailer).expect("the trailer serialises");
@@ -449,37 +498,156 @@ impl CacheWriter {
         let CacheWriter {
             out,
             target,
-            offsets,
+            documents,
             position,
             dimension,
             ..
         } = self;
+        let written = |target: &Target| match target {
+            Target::Temporary(dir) => dir.clone(),
+            Target::Kept {
+                named: Some(temp), ..
+            } => temp.to_path_buf(),
+            Target::Kept { path, .. } => path.clone(),
+        };
         let file = out.into_inner().map_err(|e| {
-            let path = match &target {
-                Target::Temporary(dir) => dir.clone(),
-                Target::Kept(temp, _) => temp.to_path_buf(),
-            };
-            cache_error(&path, format!("cannot write the cache: {}", e.error()))
+            cache_error(
+                &written(&target),
+                format!("cannot write the cache: {}", e.error()),
+            )
         })?;
         let (path, kept) = match target {
             Target::Temporary(dir) => (dir, false),
-            Target::Kept(temp, path) => {
+            Target::Kept { named, path } => {
                 file.sync_all()
-                    .map_err(|e| cache_error(&temp, format!("cannot write the cache: {e}")))?;
-                temp.persist(&path)
-                    .map_err(|e| cache_error(&path, format!("cannot keep the cache: {e}")))?;
+                    .map_err(|e| cache_error(&path, format!("cannot write the cache: {e}")))?;
+                match named {
+                    Some(temp) => temp
+                        .persist(&path)
+                        .map_err(|e| cache_error(&path, format!("cannot keep the cache: {e}")))?,
+                    None => link_unnamed(&file, &path)
+                        .map_err(|e| cache_error(&path, format!("cannot keep the cache: {e}")))?,
+                }
                 (path, true)
             }
         };
-        Ok(DiskCache {
+        let mut cache = DiskCache {
             file,
             path,
-            offsets,
+            documents,
+            index: index_start,
+            index_memory: None,
             dimension,
             bytes: position,
             kept,
             reused: false,
-        })
+        };
+        cache.hold_index()?;
+        Ok(cache)
+    }
+}
+
+/// The name a kept cache file has while it is written where it cannot be unnamed, followed by
+/// the writer's process id.
+pub const LEFTOVER_PREFIX: &str = ".cwtext-cache-";
+
+/// An unnamed file in `dir` (Linux's `O_TMPFILE`), or `None` where there is none.
+#[cfg(target_os = "linux")]
+fn unnamed_in(dir: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o644)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir)
+        .ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_in(_dir: &Path) -> Option<File> {
+    None
+}
+
+/// Gives the unnamed `file` the name `path`, replacing what is there: linked under a
+/// temporary name beside it (`linkat` of `/proc/self/fd/N`, which needs no privilege), then
+/// renamed over it, so that `path` is always either the old file or the complete new one.
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &File, path: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::AsRawFd;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let temp = dir.join(format!(
+        "{LEFTOVER_PREFIX}{}-{nanos:08x}",
+        std::process::id()
+    ));
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = CString::new(temp.as_os_str().as_bytes())?;
+    // SAFETY: both are NUL-terminated paths that live across the call.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if linked != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    std::fs::rename(&temp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_file: &File, _path: &Path) -> std::io::Result<()> {
+    unreachable!("no unnamed files outside Linux")
+}
+
+/// Removes the `.cwtext-cache-PID-…` files in `dir` of processes that no longer run (a run
+/// interrupted where the cache could not be unnamed); a file of a running process (another
+/// run writing the same directory) is left alone.
+fn remove_dead_leftovers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(LEFTOVER_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !process_runs(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` runs (on other systems than Unix: assumed, so nothing is removed).
+fn process_runs(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return true;
+        };
+        // SAFETY: signal 0 checks the process exists and sends nothing.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        alive || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
     }
 }
 
@@ -487,7 +655,12 @@ impl CacheWriter {
 pub struct DiskCache {
     file: File,
     path: PathBuf,
-    offsets: Offsets,
+    documents: usize,
+    /// Where the index starts: `documents + 1` u64 LE.
+    index: u64,
+    /// The index, when it is at most [`INDEX_IN_MEMORY`] entries (a shuffled read then costs
+    /// one `pread`, not two).
+    index_memory: Option<Vec<u64>>,
     dimension: usize,
     bytes: u64,
     kept: bool,
@@ -495,6 +668,23 @@ pub struct DiskCache {
 }
 
 impl DiskCache {
+    /// Reads the index into memory when it is small enough.
+    fn hold_index(&mut self) -> Result<()> {
+        let entries = self.documents + 1;
+        if entries > INDEX_IN_MEMORY {
+            return Ok(());
+        }
+        let mut raw = vec![0u8; 8 * entries];
+        read_at(&self.file, &mut raw, self.index)
+            .map_err(|e| cache_error(&self.path, format!("cannot read the cache: {e}")))?;
+        self.index_memory = Some(
+            raw.chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+                .collect(),
+        );
+        Ok(())
+    }
+
     /// Opens a kept cache file when it is complete and its key is `key`, with the skipped files
     /// its featurisation found; `Ok(None)` when there is none or it does not match (stale,
     /// another pipeline, or incomplete), which the caller replaces.
@@ -538,47 +728,26 @@ impl DiskCache {
         let Ok(trailer) = serde_json::from_slice::<Trailer>(&json) else {
             return Ok(None);
         };
-        // The offsets, from the records themselves (one pass in order).
+        // The index must fit between the header and the trailer.
+        let index_bytes = 8 * (trailer.documents as u64 + 1);
+        if trailer.index < header || trailer.index.checked_add(index_bytes) != Some(end) {
+            return Err(cache_error(
+                path,
+                "damaged cache file: the index does not match the trailer",
+            ));
+        }
         let mut cache = DiskCache {
             file,
             path: path.to_path_buf(),
-            offsets: Offsets::default(),
+            documents: trailer.documents,
+            index: trailer.index,
+            index_memory: None,
             dimension: trailer.dimension,
             bytes: size,
             kept: true,
             reused: true,
         };
-        let damaged = |what: &str| cache_error(path, format!("damaged cache file: {what}"));
-        let mut example = Example {
-            x: FeatureVector::empty(trailer.dimension),
-            label: 0,
-            file: 0,
-        };
-        let (mut buf, mut buf_start) = (Vec::new(), header);
-        let mut at = header;
-        while at < end {
-            cache.offsets.push(at, path)?;
-            loop {
-                let available = buf.get((at - buf_start) as usize..).unwrap_or(&[]);
-                if let Some(n) = decode(available, cache.dimension, &mut example) {
-                    at += n as u64;
-                    break;
-                }
-                // The record runs past the buffer: read on from its start, unless the buffer
-                // already reached the trailer.
-                if buf_start + buf.len() as u64 >= end {
-                    return Err(damaged("a record runs into the trailer"));
-                }
-                let want = (end - at).min(READ_AHEAD.max(2 * available.len()) as u64);
-                buf.resize(want as usize, 0);
-                read(&cache.file, &mut buf, at)?;
-                buf_start = at;
-            }
-        }
-        if at != end || cache.offsets.len() != trailer.documents {
-            return Err(damaged("the records do not match the trailer"));
-        }
-        cache.offsets.end = end;
+        cache.hold_index()?;
         let skipped = trailer
             .skipped
             .into_iter()
@@ -592,21 +761,16 @@ impl DiskCache {
         CacheReport {
             path: self.path.clone(),
             bytes: self.bytes,
-            documents: self.offsets.len(),
+            documents: self.documents,
             kept: self.kept,
             reused: self.reused,
         }
-    }
-
-    /// The bytes its offsets take in memory.
-    pub fn memory(&self) -> usize {
-        self.offsets.memory()
     }
 }
 
 impl ExampleSource for DiskCache {
     fn len(&self) -> usize {
-        self.offsets.len()
+        self.documents
     }
 
     fn reader(&self) -> Box<dyn ExampleReader + '_> {
@@ -614,11 +778,14 @@ impl ExampleSource for DiskCache {
             cache: self,
             buf: Vec::new(),
             buf_start: 0,
+            entries: Vec::new(),
+            entries_start: 0,
             last: None,
             example: Example {
                 x: FeatureVector::empty(self.dimension),
                 label: 0,
                 file: 0,
+                split: Default::default(),
             },
         })
     }
@@ -628,6 +795,9 @@ struct DiskReader<'a> {
     cache: &'a DiskCache,
     buf: Vec<u8>,
     buf_start: u64,
+    /// Index entries read, from entry `entries_start` on.
+    entries: Vec<u64>,
+    entries_start: usize,
     last: Option<usize>,
     example: Example,
 }
@@ -635,21 +805,60 @@ struct DiskReader<'a> {
 impl ExampleReader for DiskReader<'_> {
     fn get(&mut self, index: usize) -> Result<&Example> {
         let cache = self.cache;
-        let (start, end) = cache.offsets.range(index);
+        let read_error =
+            |e: std::io::Error| cache_error(&cache.path, format!("cannot read the cache: {e}"));
+        if index >= cache.documents {
+            return Err(cache_error(
+                &cache.path,
+                format!("record {index} of {}", cache.documents),
+            ));
+        }
+        // In order: read ahead; shuffled: the record alone.
+        let sequential = index > 0 && self.last == Some(index - 1);
+        let (start, end) = match &cache.index_memory {
+            Some(entries) => (entries[index], entries[index + 1]),
+            None => {
+                let have = index >= self.entries_start
+                    && index + 1 < self.entries_start + self.entries.len();
+                if !have {
+                    let count = if sequential {
+                        INDEX_READ_AHEAD.min(cache.documents + 1 - index).max(2)
+                    } else {
+                        2
+                    };
+                    let mut raw = vec![0u8; 8 * count];
+                    read_at(&cache.file, &mut raw, cache.index + 8 * index as u64)
+                        .map_err(read_error)?;
+                    self.entries.clear();
+                    self.entries.extend(
+                        raw.chunks_exact(8)
+                            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+                    );
+                    self.entries_start = index;
+                }
+                (
+                    self.entries[index - self.entries_start],
+                    self.entries[index + 1 - self.entries_start],
+                )
+            }
+        };
+        if start > end || end > cache.index {
+            return Err(cache_error(
+                &cache.path,
+                format!("damaged cache file: index entry {index}"),
+            ));
+        }
         let inside = start >= self.buf_start && end <= self.buf_start + self.buf.len() as u64;
         if !inside {
-            // In order: read ahead; shuffled: the record alone.
-            let sequential = index > 0 && self.last == Some(index - 1);
             let want = if sequential {
                 (end - start)
                     .max(READ_AHEAD as u64)
-                    .min(cache.offsets.end - start)
+                    .min(cache.index - start)
             } else {
                 end - start
             };
             self.buf.resize(want as usize, 0);
-            read_at(&cache.file, &mut self.buf, start)
-                .map_err(|e| cache_error(&cache.path, format!("cannot read the cache: {e}")))?;
+            read_at(&cache.file, &mut self.buf, start).map_err(read_error)?;
             self.buf_start = start;
         }
         self.last = Some(index);
@@ -770,6 +979,10 @@ mod tests {
                     x: FeatureVector::new((1 << 26) + 1, indices, data),
                     label: i % 300,
                     file: i * 1000,
+                    split: crate::jobs::corpus::SplitKeys {
+                        held_out: i % 5 == 2,
+                        shard_key: (i as u32).wrapping_mul(0x9e37_79b9),
+                    },
                 }
             })
             .collect()
@@ -778,6 +991,7 @@ mod tests {
     fn same(a: &Example, b: &Example) -> bool {
         a.label == b.label
             && a.file == b.file
+            && a.split == b.split
             && a.x.dim() == b.x.dim()
             && a.x.indices() == b.x.indices()
             && a.x
@@ -802,6 +1016,16 @@ mod tests {
         for_each(&cache, |i, e| assert!(same(e, &examples[i]), "{i}")).unwrap();
         let mut reader = cache.reader();
         for i in [699, 0, 350, 351, 5, 698, 128, 127] {
+            assert!(same(reader.get(i).unwrap(), &examples[i]), "{i}");
+        }
+        drop(reader);
+        // The index read from the file, as a cache of more than INDEX_IN_MEMORY documents does.
+        assert!(cache.index_memory.is_some());
+        let mut cache = cache;
+        cache.index_memory = None;
+        for_each(&cache, |i, e| assert!(same(e, &examples[i]), "{i}")).unwrap();
+        let mut reader = cache.reader();
+        for i in [699, 0, 350, 351, 5, 698, 128, 127, 698, 699] {
             assert!(same(reader.get(i).unwrap(), &examples[i]), "{i}");
         }
     }
@@ -839,6 +1063,44 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
         assert!(DiskCache::open(&path, "key one").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_kept_cache_has_no_name_until_it_is_complete_and_dead_runs_leftovers_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("features.cwc");
+        let names = || {
+            let mut n: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        // What a run killed while writing left where files cannot be unnamed: a dead
+        // process's file goes, a running one's (this test's) stays.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let dead_name = format!("{LEFTOVER_PREFIX}{dead}-abc123");
+        let live_name = format!("{LEFTOVER_PREFIX}{}-def456", std::process::id());
+        std::fs::write(dir.path().join(&dead_name), "x").unwrap();
+        std::fs::write(dir.path().join(&live_name), "x").unwrap();
+        let mut writer = CacheWriter::kept(&path, "key", 64).unwrap();
+        for e in examples().iter().take(3) {
+            let e = Example {
+                x: FeatureVector::new(64, vec![e.file as u32 % 64], vec![1.0]),
+                ..e.clone()
+            };
+            writer.push(&e).unwrap();
+        }
+        if cfg!(target_os = "linux") {
+            // Being written: no name (O_TMPFILE).
+            assert_eq!(names(), std::slice::from_ref(&live_name));
+        }
+        writer.finish(&[]).unwrap();
+        assert_eq!(names(), [live_name, "features.cwc".to_string()]);
+        assert!(DiskCache::open(&path, "key").unwrap().is_some());
     }
 
     #[test]

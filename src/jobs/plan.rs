@@ -553,8 +553,9 @@ impl TrainPlan {
                 kept.as_ref()
                     .map_or(DEFAULT_TEXTS_PER_BUCKET, |v| v.texts_per_bucket())
             });
+            // The vocabulary keeps texts per bucket anyway: the file list is read into memory.
             let seen = Vocabulary::collect(
-                &corpus.files,
+                &corpus.files.to_vec()?,
                 |(s, _)| s,
                 &self.settings.pipeline,
                 per_bucket,
@@ -607,7 +608,15 @@ impl TrainPlan {
             process: request.process,
             hostfile: request.hostfile,
         };
-        crate::jobs::cluster::train(&cluster, dir, filter, options, &self.settings, output)
+        crate::jobs::cluster::train(
+            &cluster,
+            dir,
+            filter,
+            options,
+            &self.settings,
+            &self.cache,
+            output,
+        )
     }
 }
 

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::jobs::corpus::{held_out, shard_of, LabelledCorpus};
-use crate::jobs::examples::{for_each, ExampleSource, Subset};
+use crate::jobs::corpus::{LabelledCorpus, SplitKeys};
+use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
 pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
 use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
@@ -121,9 +121,12 @@ pub fn train_vocabulary(
     spec: &SubwordSpec,
     limits: InputLimits,
 ) -> Result<TrainedVocabulary> {
+    // An entry of the file list that cannot be read back stops nothing here: featurising
+    // reads the list again and reports it.
     let texts = corpus
         .files
         .iter()
+        .filter_map(Result::ok)
         .filter_map(move |(source, _)| source.read(limits).ok())
         .map(|doc| match doc.headers {
             Some(h) if !h.subject.is_empty() => format!("{}\n{}", h.subject, doc.body),
@@ -312,8 +315,8 @@ pub(crate) fn train_corpus(
         });
     }
     let n = settings.sharding.shards;
-    let shard = |e: &Example| shard_of(&corpus.root, &corpus.files[e.file].0, n);
-    let is_held = |e: &Example| held_out(&corpus.root, &corpus.files[e.file].0);
+    let shard = |e: &Example| e.split.shard(n);
+    let is_held = |e: &Example| e.split.held_out;
     let pipeline_of = |c: &Candidate| {
         pipelines
             .iter()
@@ -462,10 +465,12 @@ pub(crate) fn train_corpus(
     // The documents the variance shrinkage is measured on: the first outside the held-out fifth.
     let shrinkage_sample: Vec<FeatureVector> = if calibrate {
         let (kept, _) = parts_of(winner);
-        let mut reader = kept.reader();
-        (0..kept.len().min(SHRINKAGE_SAMPLE))
-            .map(|i| Ok(reader.get(i)?.x.clone()))
-            .collect::<Result<_>>()?
+        let mut sample = Vec::new();
+        for_each_while(kept, |_, e| {
+            sample.push(e.x.clone());
+            sample.len() < SHRINKAGE_SAMPLE
+        })?;
+        sample
     } else {
         Vec::new()
     };
@@ -641,7 +646,8 @@ fn featurize_into(
     }
     let mut skipped: Vec<Vec<Error>> = configs.iter().map(|_| Vec::new()).collect();
     for (c, chunk) in corpus.files.chunks(FEATURIZE_CHUNK).enumerate() {
-        let results: Vec<Vec<Result<FeatureVector>>> = chunk
+        let chunk = chunk?;
+        let results: Vec<(Vec<Result<FeatureVector>>, SplitKeys)> = chunk
             .par_iter()
             .map_init(
                 || {
@@ -657,6 +663,7 @@ fn featurize_into(
                     }
                 },
                 |pooled, (source, _)| {
+                    let split = SplitKeys::of(&corpus.root, source);
                     let pipelines = &mut pooled.pipelines;
                     let out = match source.read(configs[0].input_limits()) {
                         Ok(doc) => pipelines
@@ -673,11 +680,12 @@ fn featurize_into(
                         }
                     };
                     progress.inc(1);
-                    out
+                    (out, split)
                 },
             )
             .collect();
-        for (k, (per_pipeline, (_, label))) in results.into_iter().zip(chunk).enumerate() {
+        for (k, ((per_pipeline, split), (_, label))) in results.into_iter().zip(&chunk).enumerate()
+        {
             let file = c * FEATURIZE_CHUNK + k;
             for ((result, store), skipped) in per_pipeline
                 .into_iter()
@@ -689,6 +697,7 @@ fn featurize_into(
                         x,
                         label: labels[*label],
                         file,
+                        split,
                     })?,
                     Err(e) if e.is_skippable() => skipped.push(e),
                     Err(e) => return Err(e),
@@ -713,7 +722,7 @@ fn featurize_into(
 
 /// Featurises a corpus for training where `cache` says: a kept cache file when one matches, in
 /// memory until the budget is passed, on disk from then on (or from the start).
-fn featurize_cached(
+pub(crate) fn featurize_cached(
     corpus: &LabelledCorpus,
     configs: &[PipelineConfig],
     labels: &[usize],

@@ -3,14 +3,14 @@
 //! model a finished trainer makes. [`crate::jobs::train`] builds on it (the choice of settings,
 //! calibration, the corpus); [`crate::jobs::calibrate`] fits the probability scale.
 
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 pub use crate::jobs::examples::Example;
 use crate::jobs::examples::{for_each, ExampleSource, Subset};
+use crate::jobs::permutation::Permutation;
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
 use crate::progress::Progress;
@@ -111,11 +111,8 @@ pub fn fill_rehearsal<S: ExampleSource + ?Sized>(
 /// the seed. Experiments evaluate between epochs; `train_examples` runs them all.
 pub struct Trainer {
     learner: DiagonalLearner,
+    /// Draws each epoch's permutation key.
     rng: ChaCha8Rng,
-    /// The order of the last epoch, shuffled again for the next one. u32 rather than usize:
-    /// the shuffle draws the same numbers whatever the element type (`rand`'s index sampling
-    /// depends on the length only), and a large corpus needs 4 bytes per document less.
-    order: Vec<u32>,
     epoch_accuracy: Vec<f64>,
 }
 
@@ -128,7 +125,6 @@ impl Trainer {
         Ok(Trainer {
             learner: DiagonalLearner::new(params, settings.pipeline.dimension(), labels),
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
-            order: Vec::new(),
             epoch_accuracy: Vec::new(),
         })
     }
@@ -141,27 +137,20 @@ impl Trainer {
     }
 
     /// [`Trainer::epoch`] over any source of examples (in memory or a cache file, the same
-    /// order either way); fails only when the source cannot be read.
+    /// order either way); fails only when the source cannot be read. The order is a
+    /// pseudorandom permutation of the examples ([`Permutation`], keyed by a number drawn from
+    /// the seeded generator each epoch), computed as it goes: no list of indices.
     pub fn epoch_over<S: ExampleSource + ?Sized>(
         &mut self,
         examples: &S,
         progress: &dyn Progress,
     ) -> Result<f64> {
         let n = examples.len();
-        if self.order.len() != n {
-            let n = u32::try_from(n).map_err(|_| {
-                Error::InvalidSetting(format!(
-                    "{n} documents: training takes at most {} at once",
-                    u32::MAX
-                ))
-            })?;
-            self.order = (0..n).collect();
-        }
-        self.order.shuffle(&mut self.rng);
+        let order = Permutation::new(n, self.rng.next_u64());
         let mut reader = examples.reader();
         let mut mistakes = 0usize;
-        for &i in &self.order {
-            let e = reader.get(i as usize)?;
+        for i in order.iter() {
+            let e = reader.get(i)?;
             mistakes += usize::from(self.learner.learn(&e.x, e.label));
             progress.inc(1);
         }
@@ -176,7 +165,6 @@ impl Trainer {
         Trainer {
             learner,
             rng: ChaCha8Rng::seed_from_u64(settings.seed),
-            order: Vec::new(),
             epoch_accuracy: Vec::new(),
         }
     }
@@ -361,15 +349,8 @@ pub(crate) fn train_sharded<S: ExampleSource + ?Sized>(
     progress: &dyn Progress,
 ) -> Result<Vec<Model>> {
     let n = settings.sharding.shards;
-    // Each shard's examples by index (in the source's order), not copies.
-    let mut indices: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for_each(examples, |i, e| {
-        indices[shard(e) % n].push(u32::try_from(i).expect("fewer than 2^32 documents"))
-    })?;
-    let parts: Vec<Subset<'_, S>> = indices
-        .into_iter()
-        .map(|i| Subset::new(examples, i))
-        .collect();
+    // Each shard's examples by a bit per document, not copies.
+    let parts = Subset::partition(examples, n, &|e| shard(e) % n)?;
     if let Some(empty) = parts.iter().position(|p| p.is_empty()) {
         return Err(Error::InvalidSetting(format!(
             "shard {} of {n} has no documents: use fewer shards",

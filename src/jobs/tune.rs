@@ -23,12 +23,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::held_out;
 use crate::jobs::corpus::LabelledCorpus;
+use crate::jobs::examples::{for_each, ExampleSource, Subset};
+use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
-use crate::jobs::train::{
-    check_epochs, featurize_corpus, Example, TrainSettings, Trained, Trainer,
-};
+use crate::jobs::train::{check_epochs, featurize_cached, TrainSettings, Trained, Trainer};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
 use crate::model::WeightEncoding;
@@ -74,6 +73,8 @@ pub struct TunePlan {
     /// What every trial starts from: cwtext's default pipeline and learner, calibrated.
     base: TrainSettings,
     budget: usize,
+    /// Where each feature choice's examples are kept (memory up to a budget, then a cache file).
+    cache: CacheSettings,
 }
 
 impl TuneRequest {
@@ -102,6 +103,7 @@ impl TuneRequest {
         Ok(TunePlan {
             base,
             budget: self.budget,
+            cache: CacheSettings::default(),
         })
     }
 }
@@ -117,6 +119,14 @@ impl TunePlan {
         self.budget
     }
 
+    /// Keeps each feature choice's examples (and the winner's training) where `cache` says:
+    /// in memory up to its budget, then in a cache file. The search and the model are the same
+    /// either way.
+    pub fn with_cache(mut self, cache: CacheSettings) -> Self {
+        self.cache = cache;
+        self
+    }
+
     /// Runs the search on `corpus`: the trials in parallel, in rounds of `parallel`, calling
     /// `report` after each round with its trials in order.
     pub fn search(
@@ -126,7 +136,15 @@ impl TunePlan {
         progress: &dyn Progress,
         report: &mut dyn FnMut(&Trial),
     ) -> Result<Search> {
-        search(corpus, &self.base, self.budget, parallel, progress, report)
+        search(
+            corpus,
+            &self.base,
+            self.budget,
+            &self.cache,
+            parallel,
+            progress,
+            report,
+        )
     }
 
     /// Trains the winner of `search` (a search of this plan on `corpus`) on every document of
@@ -138,7 +156,8 @@ impl TunePlan {
         search: &Search,
         progress: &dyn Progress,
     ) -> Result<Trained> {
-        let plan = TrainPlan::from_settings(winning_settings(search, &self.base)?)?;
+        let plan = TrainPlan::from_settings(winning_settings(search, &self.base)?)?
+            .with_cache(self.cache.clone());
         Ok(plan.train(corpus, None, progress, &mut |_| {})?.trained)
     }
 }
@@ -298,26 +317,28 @@ impl Candidate {
     }
 }
 
-/// Trains one candidate on `train` with early stopping on `validation`.
-fn run_trial(
+/// Trains one candidate on `train` with early stopping on `validation` (in memory or in a
+/// cache file: the same trial either way).
+fn run_trial<S: ExampleSource + ?Sized>(
     index: usize,
     candidate: &Candidate,
     settings: &TrainSettings,
     labels: usize,
-    train: &[Example],
-    validation: &[Example],
+    train: &S,
+    validation: &S,
 ) -> Result<Trial> {
     let start = std::time::Instant::now();
     let mut trainer = Trainer::new(settings, labels)?;
     let hidden = NoProgress;
     let (mut best, mut best_epoch, mut best_right) = (-1.0, 0, Vec::new());
     for epoch in 1..=settings.epochs {
-        trainer.epoch(train, &hidden);
-        let learner = trainer.finished_learner();
-        let right: Vec<bool> = validation
-            .iter()
-            .map(|e| crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
-            .collect();
+        trainer.epoch_over(train, &hidden)?;
+        let learner = trainer.predictor();
+        let mut right = Vec::with_capacity(validation.len());
+        for_each(validation, |_, e| {
+            right.push(crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
+        })?;
+        drop(learner);
         let a = right.iter().filter(|&&r| r).count() as f64 / validation.len().max(1) as f64;
         if a > best {
             (best, best_epoch, best_right) = (a, epoch, right);
@@ -348,10 +369,12 @@ pub struct Search {
 
 /// Runs `budget` trials (in parallel, in rounds of `parallel`), calling `report` after each round
 /// with its trials in order.
+#[allow(clippy::too_many_arguments)]
 fn search(
     corpus: &LabelledCorpus,
     base: &TrainSettings,
     budget: usize,
+    cache_settings: &CacheSettings,
     parallel: usize,
     progress: &dyn Progress,
     report: &mut dyn FnMut(&Trial),
@@ -370,8 +393,10 @@ fn search(
         .take(budget)
         .chain((0..random).map(|_| Candidate::random(&mut rng, base)))
         .collect();
-    // Featurise once per distinct feature choice, then split by the fixed hash.
-    let mut cache: HashMap<FeatureChoice, (Vec<Example>, Vec<Example>)> = HashMap::new();
+    // Featurise once per distinct feature choice (each in memory up to the budget, then in a
+    // cache file); each trial splits it by the examples' held-out bit.
+    let mut cache: HashMap<FeatureChoice, Featurised> = HashMap::new();
+    let labels: Vec<usize> = (0..corpus.labels.len()).collect();
     let mut sizes = (0, 0);
     let mut trials = Vec::with_capacity(budget);
     progress.set_length(budget as u64);
@@ -379,10 +404,17 @@ fn search(
         for c in round {
             if !cache.contains_key(&c.features) {
                 let pipeline = c.pipeline(&base.pipeline)?;
-                let (examples, _) = featurize_corpus(corpus, &pipeline, &NoProgress)?;
-                let (validation, train): (Vec<Example>, Vec<Example>) = examples
-                    .into_iter()
-                    .partition(|e| held_out(&corpus.root, &corpus.files[e.file].0));
+                let (examples, _) = featurize_cached(
+                    corpus,
+                    std::slice::from_ref(&pipeline),
+                    &labels,
+                    cache_settings,
+                    &NoProgress,
+                    &mut |_| {},
+                )?
+                .pop()
+                .expect("one pipeline");
+                let (train, validation) = Subset::split(&examples, &|e| e.split.held_out)?;
                 if train.is_empty() || validation.is_empty() {
                     return Err(Error::Corpus {
                         path: corpus.root.clone(),
@@ -394,7 +426,8 @@ fn search(
                     });
                 }
                 sizes = (train.len(), validation.len());
-                cache.insert(c.features.clone(), (train, validation));
+                drop((train, validation));
+                cache.insert(c.features.clone(), examples);
             }
         }
         let first = trials.len();
@@ -407,14 +440,15 @@ fn search(
                     learner: c.learner.clone(),
                     ..base.clone()
                 };
-                let (train, validation) = &cache[&c.features];
+                let (train, validation) =
+                    Subset::split(&cache[&c.features], &|e| e.split.held_out)?;
                 let trial = run_trial(
                     first + i,
                     c,
                     &settings,
                     corpus.labels.len(),
-                    train,
-                    validation,
+                    &train,
+                    &validation,
                 );
                 progress.inc(1);
                 trial

@@ -88,6 +88,11 @@ impl Source {
         }
     }
 
+    /// Whether the document is a message file of a Maildir folder.
+    pub fn is_maildir_message(&self) -> bool {
+        matches!(self.kind, Kind::MaildirMessage)
+    }
+
     /// Whether the document is a whole file (a plain file or a Maildir message), which can be
     /// copied or moved as it is.
     pub fn is_whole_file(&self) -> bool {

@@ -235,3 +235,173 @@ fn an_unwritable_cache_directory_is_an_error_naming_it_and_keeps_the_model() {
         assert_eq!(std::fs::read(&model).unwrap(), before);
     }
 }
+
+/// Whether process `pid` has a file open below `dir` (Linux: its /proc/PID/fd links; an unnamed
+/// file shows as `DIR/#INODE (deleted)`).
+fn writes_below(pid: u32, dir: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| target.starts_with(dir))
+}
+
+/// Regression (issue 20): a `--cache DIR` run interrupted while it wrote the cache left its
+/// `.cwtext-cache-XXXXXX` file in DIR for good. Now the file has no name until it is complete:
+/// Ctrl-C, SIGTERM or `kill -9` in the middle of writing leave DIR as it was, and the next run
+/// makes the cache and uses it.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_cached_run_leaves_nothing_in_the_cache_directory() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    // Eight times the documents, so that writing takes a while.
+    for entry in walkdir::WalkDir::new(&dir).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let text = std::fs::read(entry.path()).unwrap();
+            for k in 1..8 {
+                let name = format!("copy{k}-{}", entry.file_name().to_string_lossy());
+                std::fs::write(entry.path().with_file_name(name), &text).unwrap();
+            }
+        }
+    }
+    let cache = root.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let model = root.path().join("m.cwm");
+    let args = ["--epochs", "2", "--cache", cache.to_str().unwrap()];
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGKILL] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cwtext"))
+            .arg("train")
+            .arg(&dir)
+            .arg("-o")
+            .arg(&model)
+            .args(args)
+            .env_remove("CWTEXT_MODEL")
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while !writes_below(child.id(), &cache) {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the run ended before it was seen writing the cache"
+            );
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "never saw the cache written"
+            );
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        // SAFETY: signals a child of this test.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "signal {signal}: {status:?}");
+        let left: Vec<_> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "signal {signal}: {left:?}");
+        assert!(!model.exists());
+    }
+    train(&dir, &model, &args, None);
+    let said = train(&dir, &model, &args, None);
+    assert!(said.contains("made by an earlier run"), "{said}");
+    for entry in std::fs::read_dir(&cache).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(name.starts_with("features-"), "{name}");
+    }
+}
+
+/// The corpus's file list on disk (issue 20: past CWTEXT_FILE_LIST_IN_MEMORY documents, 100,000
+/// by default, the paths are no longer held in memory) gives the same model bytes, in memory and
+/// from the feature cache, with shards, and the same `eval`.
+#[test]
+fn a_file_list_on_disk_gives_the_same_models() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let model = |name: &str| root.path().join(name);
+    for (k, extra) in [&["--epochs", "2"][..], &["--epochs", "2", "--shards", "2"]]
+        .iter()
+        .enumerate()
+    {
+        let memory = model(&format!("memory-{k}.cwm"));
+        train(&dir, &memory, extra, None);
+        let mut on_disk = extra.to_vec();
+        on_disk.extend(["--memory-budget", "0"]);
+        for args in [extra.to_vec(), on_disk] {
+            let listed = model(&format!("listed-{k}.cwm"));
+            let out = cwtext()
+                .env("CWTEXT_FILE_LIST_IN_MEMORY", "7")
+                .arg("train")
+                .arg(&dir)
+                .arg("-o")
+                .arg(&listed)
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            assert!(
+                std::fs::read(&listed).unwrap() == std::fs::read(&memory).unwrap(),
+                "{args:?}"
+            );
+        }
+    }
+    let eval = |env: &str| {
+        let out = cwtext()
+            .env("CWTEXT_FILE_LIST_IN_MEMORY", env)
+            .arg("eval")
+            .arg("-m")
+            .arg(model("memory-0.cwm"))
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        crate::common::stdout(&out)
+    };
+    assert_eq!(eval("7"), eval("1000000"));
+}
+
+/// `tune` through the feature cache (issue 20): its search featurised every feature choice in
+/// memory; now each goes to a cache file past `--memory-budget`, with the same trials and the
+/// same model bytes.
+#[test]
+fn tune_from_the_cache_on_disk_gives_the_trials_and_model_of_memory() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let tune = |out: &Path, extra: &[&str]| {
+        let output = cwtext()
+            .env("TMPDIR", &tmp)
+            .arg("tune")
+            .arg(&dir)
+            .args(["--budget", "6", "--max-epochs", "3", "-o"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        // The trial lines without their seconds.
+        crate::common::stdout(&output)
+            .lines()
+            .map(|l| {
+                l.split_whitespace()
+                    .filter(|w| !w.ends_with('s') || w.parse::<f64>().is_ok())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .filter(|l| !l.starts_with("wrote"))
+            .collect::<Vec<_>>()
+    };
+    let memory = root.path().join("memory.cwm");
+    let disk = root.path().join("disk.cwm");
+    let a = tune(&memory, &[]);
+    let b = tune(&disk, &["--memory-budget", "0"]);
+    assert_eq!(a, b);
+    assert!(std::fs::read(&memory).unwrap() == std::fs::read(&disk).unwrap());
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+}

@@ -14,7 +14,6 @@
 use std::path::PathBuf;
 
 use cwtext::experiment::{epochs, shards, synthetic, Split};
-use cwtext::jobs::corpus::shard_of;
 use cwtext::jobs::train::TrainSettings;
 use cwtext::progress::NoProgress;
 
@@ -146,9 +145,7 @@ fn reproduce_emnlp2009_epochs() {
 fn reproduce_jmlr2012_fig6_shards() {
     let base = TrainSettings::new(5, 1);
     let split = newsgroups(&base);
-    let shard = |e: &cwtext::jobs::train::Example| {
-        shard_of(&split.corpus.root, &split.corpus.files[e.file].0, 10)
-    };
+    let shard = |e: &cwtext::jobs::train::Example| e.split.shard(10);
     let lines = shards::run(&base, &split.labels, &split.train, &split.test, 10, &shard).unwrap();
     let get = |i: usize| lines[i].accuracy;
     let (single, mean, average, kl, mixed) = (get(0), get(1), get(2), get(3), get(4));
