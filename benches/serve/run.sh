@@ -74,8 +74,8 @@ mkdir -p "$(dirname "$OUT")"
 cat > "$OUT" <<TABLE
 # cwtext serve on loopback, $(date -u +%F)
 
-\`bash benches/serve/run.sh\`, release build, $(nproc) cores shared with the load generator (and
-with another engineer's builds: load average $LOADAVG at the end). Model: trained on the 80
+\`bash benches/serve/run.sh\`, release build, $(nproc) cores shared with the load generator (load
+average $LOADAVG at the end). Model: trained on the 80
 fixture mails ($SIZE bytes, f32, rehearsal kept); documents: those mails (1–30 KB).
 
 | what | figure | target |
