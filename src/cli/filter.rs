@@ -9,14 +9,7 @@ use clap::Args;
 
 use super::common::{probability, ModelArg, SamplingArgs, ServerArgs, Ui};
 use super::Outcome;
-use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict};
-
-/// The exit code of an unsure message.
-pub const EXIT_UNSURE: u8 = 100;
-/// The exit code when no decision could be made (the message still passed through).
-pub const EXIT_ERROR: u8 = 101;
-/// Labels past this index share its exit code.
-pub const MAX_LABEL_EXIT: usize = 99;
+use cwtext::jobs::filter::{filter_message, FilterOptions, Verdict, EXIT_ERROR};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -127,16 +120,10 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let mut out = stdout.lock();
     out.write_all(&filtered.message)?;
     out.flush()?;
-    let code = match &filtered.verdict {
-        Verdict::Label { label, .. } => (*label).min(MAX_LABEL_EXIT) as u8,
-        Verdict::Unsure { .. } => EXIT_UNSURE,
-        Verdict::Error(e) => {
-            if !ui.quiet {
-                eprintln!("cwtext: error: {e} (the message was passed on unchanged)");
-            }
-            EXIT_ERROR
-        }
-    };
+    if let (Verdict::Error(e), false) = (&filtered.verdict, ui.quiet) {
+        eprintln!("cwtext: error: {e} (the message was passed on unchanged)");
+    }
+    let code = filtered.verdict.exit_code();
     Ok(Outcome::Code(if args.always_zero { 0 } else { code }))
 }
 

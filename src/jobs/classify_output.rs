@@ -39,7 +39,7 @@ impl Default for OutputOptions {
             format: OutputFormat::Text,
             top: None,
             min_prob: None,
-            unsure_label: "_unsure".into(),
+            unsure_label: crate::jobs::route::UNSURE.into(),
         }
     }
 }

@@ -104,7 +104,9 @@ pub fn estimated_bytes(e: &Example) -> u64 {
     8 * e.x.nnz() as u64 + 96
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as an LEB128 varint (7 bits a byte, low first): the cache's records and the
+/// spooled file list ([`crate::jobs::file_table`]) both use it.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -112,7 +114,8 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+/// Reads a varint of [`put_varint`] at `at`, moving `at` past it; `None` when cut short.
+pub(crate) fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at)?;
@@ -177,8 +180,8 @@ fn decode(bytes: &[u8], dimension: usize, e: &mut Example) -> Option<usize> {
     Some(at)
 }
 
-/// Reads `buf.len()` bytes at `offset`.
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+/// Reads `buf.len()` bytes at `offset` (`pread`; the spooled file list reads with it too).
+pub(crate) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)

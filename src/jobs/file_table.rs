@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::jobs::feature_cache::{get_varint, put_varint, read_at};
 use crate::text::mailbox::mbox::MboxSpan;
 use crate::text::source::Source;
 
@@ -69,27 +70,6 @@ fn spool_error(dir: &Path, e: std::io::Error) -> Error {
         path: dir.to_path_buf(),
         message: format!("cannot keep the corpus's file list on disk: {e}"),
     }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-    }
-    None
 }
 
 #[cfg(unix)]
@@ -155,26 +135,6 @@ fn decode(bytes: &[u8]) -> Option<((Source, usize), usize)> {
         _ => Source::file(path),
     };
     Some(((source, label), at))
-}
-
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        let (mut done, mut buf) = (0u64, buf);
-        while !buf.is_empty() {
-            let n = std::os::windows::fs::FileExt::seek_read(file, buf, offset + done)?;
-            if n == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-            done += n as u64;
-            buf = &mut buf[n..];
-        }
-        Ok(())
-    }
 }
 
 impl FileTable {

@@ -76,6 +76,25 @@ pub enum Verdict {
     Error(String),
 }
 
+/// The exit code of an unsure message.
+pub const EXIT_UNSURE: u8 = 100;
+/// The exit code when no decision could be made (the message still passed through).
+pub const EXIT_ERROR: u8 = 101;
+/// Labels past this index share its exit code.
+pub const MAX_LABEL_EXIT: usize = 99;
+
+impl Verdict {
+    /// The exit code `cwtext filter` gives (and the server's `X-Cwtext-Exit-Code`): the label's
+    /// index (labels past 99 share 99), [`EXIT_UNSURE`] or [`EXIT_ERROR`].
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Verdict::Label { label, .. } => (*label).min(MAX_LABEL_EXIT) as u8,
+            Verdict::Unsure { .. } => EXIT_UNSURE,
+            Verdict::Error(_) => EXIT_ERROR,
+        }
+    }
+}
+
 /// The filtered message and the verdict.
 #[derive(Debug, Clone)]
 pub struct Filtered {

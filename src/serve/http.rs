@@ -172,6 +172,13 @@ fn min_prob(map: &HashMap<String, String>) -> Result<Option<f64>, ApiError> {
 
 /// `samples`, `sample_seed` and `probabilities`, as `--samples`, `--sample-seed` and
 /// `--probabilities` (default: Gibbs, 1,000 samples, seed 0).
+/// `unsure_label=`, by default the commands' `_unsure`.
+fn unsure_label(map: &HashMap<String, String>) -> String {
+    map.get("unsure_label")
+        .cloned()
+        .unwrap_or_else(|| crate::jobs::route::UNSURE.into())
+}
+
 fn method(map: &HashMap<String, String>) -> Result<Method, ApiError> {
     let samples: u64 = parse(map, "samples", "a whole number")?.unwrap_or(DEFAULT_SAMPLES as u64);
     if !(1..=10_000_000).contains(&samples) {
@@ -373,10 +380,7 @@ async fn classify(
             format,
             top: parse(&map, "top", "a whole number")?,
             min_prob: min_prob(&map)?,
-            unsure_label: map
-                .get("unsure_label")
-                .cloned()
-                .unwrap_or_else(|| "_unsure".into()),
+            unsure_label: unsure_label(&map),
         };
         let method = method(&map)?;
         let (bytes, _admitted) = state.body(&headers, body).await?;
@@ -465,10 +469,7 @@ async fn filter(
         let subject_tag = bool_param(&map, "subject_tag")?;
         let options = FilterOptions {
             min_prob: min_prob(&map)?,
-            unsure_label: map
-                .get("unsure_label")
-                .cloned()
-                .unwrap_or_else(|| "_unsure".into()),
+            unsure_label: unsure_label(&map),
             subject_tag,
             method: method(&map)?,
         };
@@ -486,11 +487,7 @@ async fn filter(
                 f
             })
             .unwrap_or_else(|e| filter_message_with(Err(e.to_string()), &bytes, &options));
-        let code = match &filtered.verdict {
-            Verdict::Label { label, .. } => (*label).min(99) as u8,
-            Verdict::Unsure { .. } => 100,
-            Verdict::Error(_) => 101,
-        };
+        let code = filtered.verdict.exit_code();
         let mut r = ([(header::CONTENT_TYPE, "message/rfc822")], filtered.message).into_response();
         r.headers_mut()
             .insert("x-cwtext-exit-code", HeaderValue::from(u16::from(code)));
