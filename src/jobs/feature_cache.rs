@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::jobs::corpus::LabelledCorpus;
+use crate::jobs::disk::{get_varint, put_varint, read_at};
 use crate::jobs::examples::{Example, ExampleReader, ExampleSource};
 use crate::text::pipeline::PipelineConfig;
 
@@ -104,30 +105,6 @@ pub fn estimated_bytes(e: &Example) -> u64 {
     8 * e.x.nnz() as u64 + 96
 }
 
-/// Appends `v` as an LEB128 varint (7 bits a byte, low first): the cache's records and the
-/// spooled file list ([`crate::jobs::file_table`]) both use it.
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-/// Reads a varint of [`put_varint`] at `at`, moving `at` past it; `None` when cut short.
-pub(crate) fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-    }
-    None
-}
-
 /// Appends the record of an example.
 fn encode(e: &Example, out: &mut Vec<u8>) {
     put_varint(out, e.label as u64);
@@ -178,27 +155,6 @@ fn decode(bytes: &[u8], dimension: usize, e: &mut Example) -> Option<usize> {
     at += 4 * n;
     e.x = FeatureVector::try_new(dimension, indices, data).ok()?;
     Some(at)
-}
-
-/// Reads `buf.len()` bytes at `offset` (`pread`; the spooled file list reads with it too).
-pub(crate) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        let (mut done, mut buf) = (0u64, buf);
-        while !buf.is_empty() {
-            let n = std::os::windows::fs::FileExt::seek_read(file, buf, offset + done)?;
-            if n == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-            done += n as u64;
-            buf = &mut buf[n..];
-        }
-        Ok(())
-    }
 }
 
 /// A skipped file as the trailer keeps it.
@@ -1117,18 +1073,5 @@ mod tests {
             e.starts_with("/nonexistent/cwtext-cache: feature cache: "),
             "{e}"
         );
-    }
-
-    #[test]
-    fn varints_round_trip() {
-        let mut out = Vec::new();
-        let values = [0, 1, 127, 128, 300, u32::MAX as u64, u64::MAX];
-        values.iter().for_each(|&v| put_varint(&mut out, v));
-        let mut at = 0;
-        for &v in &values {
-            assert_eq!(get_varint(&out, &mut at), Some(v));
-        }
-        assert_eq!(at, out.len());
-        assert_eq!(get_varint(&[0x80], &mut 0), None);
     }
 }

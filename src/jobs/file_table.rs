@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::jobs::feature_cache::{get_varint, put_varint, read_at};
+use crate::jobs::disk::{get_varint, put_varint, read_at};
 use crate::text::mailbox::mbox::MboxSpan;
 use crate::text::source::Source;
 

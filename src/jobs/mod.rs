@@ -6,7 +6,8 @@
 //! trains (with its settings validated once into a [`plan::TrainPlan`], the only way in) on
 //! [`trainer`] (the epochs, shards and the model a trainer makes) and [`calibrate`] (the
 //! probability scale), reading the featurised examples through [`examples::ExampleSource`] from
-//! memory or from [`feature_cache`] (a compact file on disk, for corpora larger than memory);
+//! memory or from [`feature_cache`] (a compact file on disk, for corpora larger than memory;
+//! its varints and positioned reads in [`disk`], shared with the spooled [`file_table`]);
 //! `cluster` trains across processes (cargo feature `cluster`); [`tune`]
 //! searches settings (checked once into a [`tune::TunePlan`]); [`online`] applies corrections;
 //! [`batch`] classifies many files and [`classify_output`] prints a prediction as `classify` does; [`label`] walks a folder, classifies and routes, and
@@ -30,6 +31,7 @@ pub mod cluster;
 pub mod corpus;
 pub mod decisions;
 pub mod deliver;
+pub mod disk;
 pub mod examples;
 pub mod explain;
 pub mod feature_cache;
