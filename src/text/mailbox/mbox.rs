@@ -118,6 +118,10 @@ pub fn split_bytes<'b>(bytes: &'b [u8], name: &str) -> Option<(Vec<Message<'b>>,
     if !bytes_look_like_mbox(bytes) {
         return None;
     }
+    // A second message needs a second separator, at the start of a line: without a `\nFrom `
+    // anywhere there is one message, and the line-by-line scan is not needed (it was 4% of a
+    // server's time per classified mail).
+    memchr::memmem::find(bytes, b"\nFrom ")?;
     let scan = scan_bytes(bytes, Path::new(name)).ok()?;
     if scan.spans.len() < 2 {
         return None;
