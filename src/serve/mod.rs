@@ -12,6 +12,7 @@ pub mod http;
 pub mod journal;
 pub mod metrics;
 pub mod served;
+pub mod sniff;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -328,14 +329,22 @@ impl Server {
             .header_read_timeout(self.header_timeout)
             .keep_alive(true);
         tokio::pin!(shutdown);
+        let header_timeout = self.header_timeout;
+        // Each connection's first request head is read and checked in its own task
+        // (sniff::first_request: a malformed one gets a JSON error), then hyper serves it.
         macro_rules! spawn_connection {
             ($io:expr) => {{
                 let permit = connections.clone().acquire_owned().await;
                 let service = hyper_util::service::TowerToHyperService::new(router.clone());
-                let conn = builder.serve_connection(TokioIo::new($io), service);
-                let conn = graceful.watch(conn);
+                let builder = builder.clone();
+                let watcher = graceful.watcher();
+                let io = $io;
                 tokio::spawn(async move {
-                    let _ = conn.await;
+                    if let sniff::Sniffed::Http(io) = sniff::first_request(io, header_timeout).await
+                    {
+                        let conn = builder.serve_connection(TokioIo::new(io), service);
+                        let _ = watcher.watch(conn).await;
+                    }
                     drop(permit);
                 });
             }};
