@@ -42,6 +42,15 @@ stop() { kill -TERM "$SERVER"; wait "$SERVER"; SERVER=; }
 cp "$WORK/mail.cwm" "$WORK/served.cwm"
 serve "$WORK/served.cwm"
 CLASSIFY=$("$LOAD" classify "http://127.0.0.1:$PORT" "$CORPUS" --connections 32 --requests 400000 --seconds "$SECONDS_PER_RUN")
+# The same load from wrk (a load generator in C, lighter on the shared cores than ours) when it
+# is installed (Debian: apt-get install wrk): 2 threads, 32 connections, the same mails.
+WRK=
+if command -v wrk > /dev/null; then
+  # shellcheck disable=SC2046
+  WRK=$(wrk -t2 -c32 -d"${SECONDS_PER_RUN}s" --latency -s benches/serve/mix.lua \
+    "http://127.0.0.1:$PORT/classify" -- $(find "$CORPUS" -type f | sort))
+  echo "$WRK" >&2
+fi
 # 3. Learn with group commit while classify load continues: 32 classify and 32 learn clients
 # (a group is at most the corrections waiting, so fewer learners give smaller groups: 8 learners
 # alone reached about 1,100/s, 32 about 3,100/s, each sync taking a few ms on this disk).
@@ -67,6 +76,13 @@ if cmp -s "$WORK/crash.cwm" "$WORK/replayed.cwm"; then BYTES="identical"; else B
 
 j() { echo "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
 jl() { echo "$1" | sed -n "${3}p" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
+# wrk's rate and latency percentiles (it prints e.g. "99%    5.33ms" and "Requests/sec: 13793.80").
+wrk_ms() { echo "$WRK" | awk -v p="$1" '$1 == p { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 } printf "%.2f", v }'; }
+wrk_rows() {
+  [ -n "$WRK" ] || { echo "| the same from wrk | not installed | |"; return; }
+  echo "| the same load from wrk (2 threads, 32 connections) | $(echo "$WRK" | awk '/^Requests\/sec/ { printf "%.0f", $2 }')/s | |"
+  echo "| its latency p50 / p99 | $(wrk_ms 50%) / $(wrk_ms 99%) ms | p99 ≤ 5 ms |"
+}
 RATE=$(j "$CLASSIFY" per_second)
 RATIO=$(echo "$RATE / $PROCESS_RATE" | bc -l)
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -84,6 +100,7 @@ fixture mails ($SIZE bytes, f32, rehearsal kept); documents: those mails (1–30
 | server classify, 32 keep-alive clients, ${SECONDS_PER_RUN} s | $(printf %.0f "$RATE")/s, $(printf %.1f "$RATIO")× the process rate | ≥ 10× |
 | its latency p50 / p99 / max | $(printf %.2f "$(j "$CLASSIFY" p50_ms)") / $(printf %.2f "$(j "$CLASSIFY" p99_ms)") / $(printf %.1f "$(j "$CLASSIFY" max_ms)") ms | p99 ≤ 5 ms |
 | errors | $(j "$CLASSIFY" errors) | 0 |
+$(wrk_rows)
 | learn acknowledged (group commit, fsync before the answer), 32 learn clients while 32 classify | $(printf %.0f "$(jl "$MIXED" per_second 2)")/s, p99 $(printf %.1f "$(jl "$MIXED" p99_ms 2)") ms, $(jl "$MIXED" errors 2) errors | ≥ 1,000/s |
 | classify meanwhile | $(printf %.0f "$(jl "$MIXED" per_second 1)")/s, p99 $(printf %.1f "$(jl "$MIXED" p99_ms 1)") ms | |
 | kill -9 at random moments during classify + learn | $(j "$CRASH" rounds) rounds, $(j "$CRASH" acknowledged) acknowledged corrections, $(j "$CRASH" in_flight_made_durable) unanswered ones made durable | |
@@ -97,6 +114,12 @@ Raw lines:
 $CLASSIFY
 $MIXED
 $CRASH
+\`\`\`
+
+wrk:
+
+\`\`\`
+${WRK:-(not installed)}
 \`\`\`
 TABLE
 echo "wrote $OUT" >&2

@@ -58,7 +58,8 @@ impl ModelLock {
 
 /// A running `cwtext serve`'s claim on a model: `MODEL.server`, locked (`flock`) for as long as
 /// the server runs, holding its address and process id. The lock, not the file, says the
-/// server is alive: a killed server leaves the file, but the system drops its lock.
+/// server is alive: a killed server leaves the file, but the system drops its lock; a server
+/// that stops removes it.
 #[derive(Debug)]
 pub struct ServerMark {
     _file: File,
@@ -77,29 +78,40 @@ impl ServerMark {
     /// already holds it.
     pub fn hold(model: &Path, address: &str) -> Result<ServerMark> {
         use std::io::Write;
+        use std::os::unix::fs::MetadataExt;
         let path = Self::path_for(model);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let (server, pid) = Self::holder(model).unwrap_or_default();
-                return Err(Error::Served {
-                    path: model.to_path_buf(),
-                    server,
-                    pid,
-                });
+        loop {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let (server, pid) = Self::holder(model).unwrap_or_default();
+                    return Err(Error::Served {
+                        path: model.to_path_buf(),
+                        server,
+                        pid,
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+            // A server that stops removes its mark (Drop) before its lock goes: a file opened
+            // just before that removal is locked here but no longer at the path, and holding it
+            // would claim nothing. Then open the path again.
+            let held = file.metadata().map_err(|e| Error::io(&path, e))?;
+            let at_path = std::fs::metadata(&path).ok();
+            if at_path.is_none_or(|m| m.dev() != held.dev() || m.ino() != held.ino()) {
+                continue;
+            }
+            file.set_len(0).map_err(|e| Error::io(&path, e))?;
+            writeln!(file, "{address}\n{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
+            return Ok(ServerMark { _file: file, path });
         }
-        file.set_len(0).map_err(|e| Error::io(&path, e))?;
-        writeln!(file, "{address}\n{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
-        Ok(ServerMark { _file: file, path })
     }
 
     /// The address and process id of the server holding `model`, if one runs.
@@ -120,6 +132,14 @@ impl ServerMark {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+/// A server that stops takes its mark away (while it still holds the lock, so no other server
+/// can have claimed that file); a killed one leaves it, unlocked, and the next server reuses it.
+impl Drop for ServerMark {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 

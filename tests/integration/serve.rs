@@ -419,9 +419,14 @@ fn learning_through_the_server_gives_the_bytes_learn_gives() {
     assert!(stderr(&out).contains("learn --server"), "{}", stderr(&out));
     let before = std::fs::read(&reference).unwrap();
     assert_eq!(std::fs::read(&model).unwrap(), before, "no snapshot yet");
+    let mark = dir.path().join("mail.cwm.server");
+    assert!(std::fs::read_to_string(&mark)
+        .unwrap()
+        .starts_with(&server.url));
 
     let status = server.terminate();
     assert!(status.success(), "{status:?}");
+    assert!(!mark.exists(), "a server that stops takes its mark away");
     learn_with_the_command(&reference, &corrections);
     assert_ne!(std::fs::read(&reference).unwrap(), before);
     assert!(
