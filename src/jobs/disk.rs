@@ -15,7 +15,19 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// Reads a varint of [`put_varint`] at `at`, moving `at` past it; `None` when cut short.
+/// Inlined for the one-byte case (most of a cached record's bucket gaps and fields), which
+/// every epoch from disk decodes once per feature.
+#[inline]
 pub fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let b = *bytes.get(*at)?;
+    if b < 0x80 {
+        *at += 1;
+        return Some(u64::from(b));
+    }
+    get_long_varint(bytes, at)
+}
+
+fn get_long_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at)?;
