@@ -327,7 +327,10 @@ impl Server {
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(self.header_timeout)
-            .keep_alive(true);
+            .keep_alive(true)
+            // A script that sends its request and shuts its side (`printf … | nc -N`, spamc's
+            // way) still gets its answer: without this hyper may close on the early EOF.
+            .half_close(true);
         tokio::pin!(shutdown);
         let header_timeout = self.header_timeout;
         // Each connection's first request head is read and checked in its own task

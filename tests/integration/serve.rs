@@ -682,6 +682,38 @@ fn bad_requests_get_a_json_error_and_the_server_keeps_going() {
     assert!(server.terminate().success());
 }
 
+/// Scripts that send a request and shut their side of the connection (`printf … | nc -N`,
+/// spamc) get their answer, whether the request came in one write or a byte at a time.
+#[test]
+fn a_client_that_shuts_its_side_after_the_request_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["-m", "spam"]);
+    let post = b"POST /classify HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\ncheap pills";
+    let get = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (request, dribble) in [(&post[..], false), (&post[..], true), (&get[..], false)] {
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        if dribble {
+            for b in request {
+                s.write_all(&[*b]).unwrap();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        } else {
+            s.write_all(request).unwrap();
+        }
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        assert!(
+            raw.starts_with(b"HTTP/1.1 200 OK"),
+            "{:?} (dribbled: {dribble}): {:?}",
+            String::from_utf8_lossy(&request[..20]),
+            String::from_utf8_lossy(&raw)
+        );
+    }
+    assert!(server.terminate().success());
+}
+
 #[test]
 fn slow_clients_are_cut_off_by_the_header_timeout() {
     let dir = tempfile::tempdir().unwrap();
