@@ -30,6 +30,11 @@ pub enum Error {
         server: String,
         pid: String,
     },
+    /// A model whose journal holds corrections a `cwtext serve` acknowledged and had not yet
+    /// written into the file (it was killed before its snapshot): changing the file now would
+    /// strand them, since a server refuses a journal written for another file.
+    #[error("{}: {} holds corrections a cwtext serve acknowledged but had not yet written into the model (the server stopped before its snapshot); start `cwtext serve -m {}` once to apply them (stopping it writes them into the file), or move the journal away to drop them", path.display(), journal.display(), path.display())]
+    Journaled { path: PathBuf, journal: PathBuf },
     /// A setting outside its valid range; the message names the value.
     #[error("invalid setting: {0}")]
     InvalidSetting(String),

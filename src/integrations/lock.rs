@@ -8,6 +8,24 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+/// `path` with `suffix` appended to its name (`mail.cwm` + `.lock` = `mail.cwm.lock`): the
+/// files that live beside a model or a mailbox.
+pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// The journal a `cwtext serve` keeps beside `model` (`MODEL.journal`, written by
+/// `serve::journal`).
+pub fn journal_path(model: &Path) -> PathBuf {
+    sidecar(model, ".journal")
+}
+
+/// The length of a journal's header: a journal longer than that holds records a server wrote
+/// (corrections it acknowledged) that are not yet in the model file.
+pub const JOURNAL_HEADER_LEN: u64 = 16;
+
 /// An exclusive lock on a model path, held until dropped.
 #[derive(Debug)]
 pub struct ModelLock {
@@ -18,9 +36,7 @@ pub struct ModelLock {
 impl ModelLock {
     /// The lock file of `model`: `model` + ".lock".
     pub fn path_for(model: &Path) -> PathBuf {
-        let mut name = model.as_os_str().to_os_string();
-        name.push(".lock");
-        PathBuf::from(name)
+        sidecar(model, ".lock")
     }
 
     /// Waits for and takes the exclusive lock of `model`.
@@ -42,7 +58,9 @@ impl ModelLock {
 
     /// Takes the lock to correct the model in place (`learn`): refused with
     /// [`Error::Served`] when a `cwtext serve` holds the model, whose next snapshot would undo
-    /// the correction.
+    /// the correction, and with [`Error::Journaled`] when a server that stopped without its
+    /// last snapshot (killed) left corrections in the journal: changing the file now would
+    /// leave them for a model that no longer exists (the server refuses such a journal).
     pub fn acquire_to_learn(model: &Path) -> Result<ModelLock> {
         let lock = ModelLock::acquire(model)?;
         if let Some((server, pid)) = ServerMark::holder(model) {
@@ -50,6 +68,13 @@ impl ModelLock {
                 path: model.to_path_buf(),
                 server,
                 pid,
+            });
+        }
+        let journal = journal_path(model);
+        if std::fs::metadata(&journal).is_ok_and(|m| m.len() > JOURNAL_HEADER_LEN) {
+            return Err(Error::Journaled {
+                path: model.to_path_buf(),
+                journal,
             });
         }
         Ok(lock)
@@ -69,9 +94,7 @@ pub struct ServerMark {
 impl ServerMark {
     /// The mark of `model`: `model` + ".server".
     pub fn path_for(model: &Path) -> PathBuf {
-        let mut name = model.as_os_str().to_os_string();
-        name.push(".server");
-        PathBuf::from(name)
+        sidecar(model, ".server")
     }
 
     /// Claims `model` for a server at `address`; an error naming the other server when one

@@ -650,9 +650,7 @@ const LOCK_POLL: Duration = Duration::from_millis(50);
 
 fn lock_mbox(path: &Path, timeout: Duration) -> std::result::Result<MboxLock, DeliveryError> {
     let start = Instant::now();
-    let mut dot = path.as_os_str().to_os_string();
-    dot.push(".lock");
-    let dot = PathBuf::from(dot);
+    let dot = crate::integrations::lock::sidecar(path, ".lock");
     let io = |e: std::io::Error| DeliveryError::Write(e.to_string());
     let locked = |how: String| DeliveryError::Locked {
         how,

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use super::ServeError;
 
 pub const MAGIC: &[u8; 8] = b"CWTJRNL1";
-const HEADER_LEN: u64 = 16;
+use crate::integrations::lock::JOURNAL_HEADER_LEN as HEADER_LEN;
 const CORRECTION: u8 = 1;
 const SNAPSHOT: u8 = 2;
 
@@ -115,12 +115,7 @@ fn header(base: u32) -> [u8; HEADER_LEN as usize] {
     h
 }
 
-/// The journal of `model`: `model` + ".journal".
-pub fn path_for(model: &Path) -> PathBuf {
-    let mut name = model.as_os_str().to_os_string();
-    name.push(".journal");
-    PathBuf::from(name)
-}
+pub use crate::integrations::lock::journal_path as path_for;
 
 fn damaged(path: &Path, message: impl Into<String>) -> ServeError {
     ServeError::Journal {
@@ -200,11 +195,7 @@ impl Journal {
     /// An empty journal for the model file whose CRC is `base`, replacing any old one
     /// atomically (a temporary file, synced, renamed, the directory synced).
     pub fn create(path: &Path, base: u32) -> Result<Journal, ServeError> {
-        let tmp = {
-            let mut name = path.as_os_str().to_os_string();
-            name.push(".tmp");
-            PathBuf::from(name)
-        };
+        let tmp = crate::integrations::lock::sidecar(path, ".tmp");
         let io = |e| ServeError::io(&tmp, e);
         let mut f = File::create(&tmp).map_err(io)?;
         f.write_all(&header(base)).map_err(io)?;

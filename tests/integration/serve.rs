@@ -439,6 +439,57 @@ fn learning_through_the_server_gives_the_bytes_learn_gives() {
     learn_with_the_command(&model, &corrections[..1]);
 }
 
+/// After `kill -9` the journal holds acknowledged corrections the model file has not got:
+/// `cwtext learn` on that file (directly or as `--server-fallback local`) is refused naming
+/// the journal and leaves the file as it was, since a changed file would strand them (the
+/// server refuses a journal written for another file); once a server has applied them, learn
+/// works again.
+#[test]
+fn learn_refuses_a_model_whose_killed_server_left_corrections() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let corrections = corrections();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let url = server.url.clone();
+    for (label, document) in &corrections[..2] {
+        let answer = server.post(&format!("/learn?label={label}"), document);
+        assert_eq!(answer.status, 200);
+    }
+    server.kill();
+    let before = std::fs::read(&model).unwrap();
+    for fallback in [false, true] {
+        let mut cmd = cwtext();
+        cmd.args(["learn", "--label", "spam", "-m"]).arg(&model);
+        if fallback {
+            cmd.args(["--server", &url, "--server-fallback", "local"]);
+        }
+        let out = cmd.write_stdin(corrections[2].1.clone()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("mail.cwm.journal holds corrections a cwtext serve acknowledged"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("start `cwtext serve -m"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            std::fs::read(&model).unwrap() == before,
+            "the model was changed"
+        );
+    }
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    assert!(
+        server.stderr().contains("replayed 2 correction(s)"),
+        "{}",
+        server.stderr()
+    );
+    assert!(server.terminate().success());
+    learn_with_the_command(&model, &corrections[2..3]);
+}
+
 /// `kill -9` after acknowledged corrections, and a torn record at the journal's end (a write
 /// cut short): the restarted server replays the whole records once, drops the torn one, and
 /// its model is byte for byte `learn`'s. A snapshot interrupted after its rename is not
@@ -621,6 +672,12 @@ fn bad_requests_get_a_json_error_and_the_server_keeps_going() {
     server
         .post("/learn?label=spam", b"")
         .assert_error(422, "nothing to learn from it");
+    server
+        .post(
+            "/learn?label=spam",
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01",
+        )
+        .assert_error(415, "binary file");
     server
         .post("/learn?model=spam&label=spam", b"cheap pills")
         .assert_error(409, "built-in model and read-only");
