@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 use super::common::{probability, ModelArg, SamplingArgs, ServerArgs, Ui, PRIOR_NOTE};
 use super::Outcome;
 use cwtext::error::Error;
-use cwtext::jobs::batch::predict_document;
+use cwtext::jobs::batch::classify_bytes_with;
 use cwtext::jobs::classify_output::{self, OutputFormat, OutputOptions};
 use cwtext::model::{Model, Prediction};
 use cwtext::text::pipeline::Pipeline;
@@ -92,21 +92,23 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     let model = args.model.load(ui)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
+    let method = args.sampling.method();
+    let output = args.output();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if let Some(bytes) = stdin {
         let documents = documents(&bytes, "-", ui);
         if let [(_, one)] = documents.as_slice() {
             let prediction =
-                predict_bytes(&model, &mut pipeline, one, Path::new("<stdin>"), &args)?;
-            write(&mut out, &model, "-", &prediction, &args, false, ui)?;
+                classify_bytes_with(&model, &mut pipeline, one, Path::new("<stdin>"), method)?;
+            write(&mut out, &model, "-", &prediction, &output, false, ui)?;
             out.flush()?;
             return Ok(Outcome::Success);
         }
         let mut skipped = Vec::new();
         for (name, bytes) in &documents {
-            match predict_bytes(&model, &mut pipeline, bytes, Path::new(name), &args) {
-                Ok(p) => write(&mut out, &model, name, &p, &args, true, ui)?,
+            match classify_bytes_with(&model, &mut pipeline, bytes, Path::new(name), method) {
+                Ok(p) => write(&mut out, &model, name, &p, &output, true, ui)?,
                 Err(e) if e.is_skippable() => skipped.push(e),
                 Err(e) => return Err(e.into()),
             }
@@ -133,8 +135,8 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             } else {
                 path.as_path()
             };
-            match predict_bytes(&model, &mut pipeline, bytes, error_name, &args) {
-                Ok(p) => write(&mut out, &model, name, &p, &args, several, ui)?,
+            match classify_bytes_with(&model, &mut pipeline, bytes, error_name, method) {
+                Ok(p) => write(&mut out, &model, name, &p, &output, several, ui)?,
                 Err(e) if e.is_skippable() => skipped.push(e),
                 Err(e) => return Err(e.into()),
             }
@@ -236,24 +238,6 @@ fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [
     documents
 }
 
-fn predict_bytes(
-    model: &Model,
-    pipeline: &mut Pipeline,
-    bytes: &[u8],
-    path: &Path,
-    args: &ClassifyArgs,
-) -> Result<Prediction, Error> {
-    let doc =
-        cwtext::text::input::document_from_bytes(bytes, path, pipeline.config().input_limits())?;
-    Ok(predict_document(
-        model,
-        pipeline,
-        &doc,
-        path,
-        args.sampling.method(),
-    ))
-}
-
 impl ClassifyArgs {
     fn output(&self) -> OutputOptions {
         OutputOptions {
@@ -274,12 +258,12 @@ fn write(
     model: &Model,
     name: &str,
     p: &Prediction,
-    args: &ClassifyArgs,
+    output: &OutputOptions,
     several: bool,
     ui: &Ui,
 ) -> std::io::Result<()> {
-    if args.format == Format::Tsv && p.prior_only {
+    if output.format == OutputFormat::Tsv && p.prior_only {
         ui.info(format!("cwtext: note: {name}: {PRIOR_NOTE}"));
     }
-    classify_output::write_prediction(out, model.labels(), name, p, &args.output(), several)
+    classify_output::write_prediction(out, model.labels(), name, p, output, several)
 }

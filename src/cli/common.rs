@@ -90,14 +90,11 @@ impl Progress for Bar {
 /// stderr as `cwtext: warning: …`, unless quiet.
 struct WarningLogger;
 
-/// Whether informational lines are printed too (`serve`'s log).
-static INFO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 impl log::Log for WarningLogger {
+    /// Up to the log's maximum level: warnings, informational lines too for `serve`
+    /// ([`log_info_too`]), nothing when quiet.
     fn enabled(&self, metadata: &log::Metadata) -> bool {
-        metadata.level() <= log::Level::Warn
-            || (metadata.level() == log::Level::Info
-                && INFO.load(std::sync::atomic::Ordering::Relaxed))
+        metadata.level() <= log::max_level()
     }
 
     fn log(&self, record: &log::Record) {
@@ -130,7 +127,6 @@ pub fn install_warning_logger(quiet: bool) {
 #[cfg(feature = "serve")]
 pub fn log_info_too(quiet: bool) {
     if !quiet {
-        INFO.store(true, std::sync::atomic::Ordering::Relaxed);
         log::set_max_level(log::LevelFilter::Info);
     }
 }

@@ -476,18 +476,23 @@ fn search(
 /// it). Without this, tune held a byte per validation document for every trial: 48 MB for 24
 /// trials at 10 million documents.
 fn forget_unneeded_answers(trials: &mut [Trial], choices: usize) {
-    let best = (0..trials.len()).fold(0, |b, i| {
-        if trials[i].validation_accuracy > trials[b].validation_accuracy {
-            i
-        } else {
-            b
-        }
-    });
+    let best = most_accurate(trials, 0..trials.len());
     for (i, t) in trials.iter_mut().enumerate() {
         if i >= choices && i != best {
             t.right = Vec::new();
         }
     }
+}
+
+/// The trial in `range` with the highest validation accuracy, the earliest on ties.
+fn most_accurate(trials: &[Trial], range: std::ops::Range<usize>) -> usize {
+    range.clone().fold(range.start, |b, i| {
+        if trials[i].validation_accuracy > trials[b].validation_accuracy {
+            i
+        } else {
+            b
+        }
+    })
 }
 
 /// The winning trial. The first `choices` trials are what plain `train` chooses among, and it
@@ -499,23 +504,14 @@ fn forget_unneeded_answers(trials: &mut [Trial], choices: usize) {
 /// noise.
 fn choose(trials: &[Trial], choices: usize) -> usize {
     use crate::jobs::train::clearly_better;
-    let most_accurate = |range: std::ops::Range<usize>| {
-        range.clone().fold(range.start, |b, i| {
-            if trials[i].validation_accuracy > trials[b].validation_accuracy {
-                i
-            } else {
-                b
-            }
-        })
-    };
     let mut pick = 0;
     if choices > 1 {
-        let best = most_accurate(0..choices);
+        let best = most_accurate(trials, 0..choices);
         if clearly_better(&trials[best].right, &trials[0].right) {
             pick = best;
         }
     }
-    let best = most_accurate(0..trials.len());
+    let best = most_accurate(trials, 0..trials.len());
     if clearly_better(&trials[best].right, &trials[pick].right) {
         best
     } else {

@@ -77,12 +77,17 @@ impl ApiError {
     }
 }
 
+/// Every error answer's body: `{"error": "..."}` and a newline.
+pub fn error_body(message: &str) -> String {
+    format!("{}\n", json!({ "error": message }))
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut r = (
             self.status,
             [(header::CONTENT_TYPE, "application/json")],
-            format!("{}\n", json!({ "error": self.message })),
+            error_body(&self.message),
         )
             .into_response();
         if self.status == StatusCode::UNAUTHORIZED {
@@ -170,8 +175,6 @@ fn min_prob(map: &HashMap<String, String>) -> Result<Option<f64>, ApiError> {
     }
 }
 
-/// `samples`, `sample_seed` and `probabilities`, as `--samples`, `--sample-seed` and
-/// `--probabilities` (default: Gibbs, 1,000 samples, seed 0).
 /// `unsure_label=`, by default the commands' `_unsure`.
 fn unsure_label(map: &HashMap<String, String>) -> String {
     map.get("unsure_label")
@@ -179,6 +182,8 @@ fn unsure_label(map: &HashMap<String, String>) -> String {
         .unwrap_or_else(|| crate::jobs::route::UNSURE.into())
 }
 
+/// `samples`, `sample_seed` and `probabilities`, as `--samples`, `--sample-seed` and
+/// `--probabilities` (default: Gibbs, 1,000 samples, seed 0).
 fn method(map: &HashMap<String, String>) -> Result<Method, ApiError> {
     let samples: u64 = parse(map, "samples", "a whole number")?.unwrap_or(DEFAULT_SAMPLES as u64);
     if !(1..=10_000_000).contains(&samples) {
@@ -214,9 +219,9 @@ impl AppState {
                 .find(|m| &m.name == name)
                 .or_else(|| {
                     self.models.iter().find(|m| {
-                        m.file.as_ref().is_some_and(|f| {
-                            std::fs::canonicalize(f).is_ok_and(|f| f.as_os_str() == name.as_str())
-                        })
+                        m.canonical
+                            .as_ref()
+                            .is_some_and(|f| f.as_os_str() == name.as_str())
                     })
                 })
                 .ok_or_else(|| {
@@ -538,9 +543,7 @@ async fn learn(
             }
             Err(e) => {
                 let status = match &e {
-                    LearnError::Unlearnable(m) if m.contains("binary file") => {
-                        StatusCode::UNSUPPORTED_MEDIA_TYPE
-                    }
+                    LearnError::NotText(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
                     LearnError::Unlearnable(_) => StatusCode::UNPROCESSABLE_ENTITY,
                     LearnError::ReadOnly(_) | LearnError::Conflict(_) => StatusCode::CONFLICT,
                     LearnError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -657,10 +660,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
 pub fn panic_response(
     _: Box<dyn std::any::Any + Send + 'static>,
 ) -> Response<http_body_util::Full<Bytes>> {
-    let body = format!(
-        "{}\n",
-        json!({"error": "internal error while answering (a bug: please report it)"})
-    );
+    let body = error_body("internal error while answering (a bug: please report it)");
     Response::builder()
         .status(StatusCode::INTERNAL_SERVER_ERROR)
         .header(header::CONTENT_TYPE, "application/json")

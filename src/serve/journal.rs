@@ -188,7 +188,6 @@ pub struct Journal {
     path: PathBuf,
     len: u64,
     corrections: usize,
-    base: u32,
 }
 
 impl Journal {
@@ -203,26 +202,16 @@ impl Journal {
         drop(f);
         std::fs::rename(&tmp, path).map_err(|e| ServeError::io(path, e))?;
         sync_dir(path)?;
-        Journal::open_end(path, base, HEADER_LEN, 0)
+        Journal::open_end(path, HEADER_LEN, 0)
     }
 
     /// Opens a journal read with [`read`] to append after its whole records (a torn tail is
     /// cut off first).
     pub fn reopen(path: &Path, contents: &Contents) -> Result<Journal, ServeError> {
-        Journal::open_end(
-            path,
-            contents.base,
-            contents.good_len,
-            contents.corrections(),
-        )
+        Journal::open_end(path, contents.good_len, contents.corrections())
     }
 
-    fn open_end(
-        path: &Path,
-        base: u32,
-        len: u64,
-        corrections: usize,
-    ) -> Result<Journal, ServeError> {
+    fn open_end(path: &Path, len: u64, corrections: usize) -> Result<Journal, ServeError> {
         let io = |e| ServeError::io(path, e);
         let file = OpenOptions::new().write(true).open(path).map_err(io)?;
         if file.metadata().map_err(io)?.len() != len {
@@ -234,7 +223,6 @@ impl Journal {
             path: path.to_path_buf(),
             len,
             corrections,
-            base,
         })
     }
 
@@ -272,10 +260,6 @@ impl Journal {
 
     pub fn bytes(&self) -> u64 {
         self.len
-    }
-
-    pub fn base(&self) -> u32 {
-        self.base
     }
 
     pub fn path(&self) -> &Path {

@@ -106,7 +106,9 @@ pub struct Learned {
 /// Why a correction was not acknowledged.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LearnError {
-    /// The document cannot be learned from (not text, no word): nothing was changed.
+    /// The document is not text (binary): nothing was changed.
+    NotText(String),
+    /// The document cannot be learned from (no word, an empty label): nothing was changed.
     Unlearnable(String),
     /// A built-in model: nowhere to keep corrections.
     ReadOnly(String),
@@ -119,7 +121,8 @@ pub enum LearnError {
 impl std::fmt::Display for LearnError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LearnError::Unlearnable(m)
+            LearnError::NotText(m)
+            | LearnError::Unlearnable(m)
             | LearnError::ReadOnly(m)
             | LearnError::Conflict(m)
             | LearnError::Unavailable(m) => f.write_str(m),
@@ -162,6 +165,9 @@ pub struct ServedModel {
     pub name: String,
     /// The model file (None: a built-in model, read-only).
     pub file: Option<PathBuf>,
+    /// The file's canonical path, found once at start: requests may name the model by it
+    /// (what `cwtext classify -m FILE --server URL` sends).
+    pub canonical: Option<PathBuf>,
     state: RwLock<Loaded>,
     writer: Mutex<Option<Sender<Command>>>,
     pub stats: Stats,
@@ -211,6 +217,7 @@ impl ServedModel {
         Ok(Arc::new(ServedModel {
             name: name.to_string(),
             file: None,
+            canonical: None,
             state: RwLock::new(Loaded::new(model)),
             writer: Mutex::new(None),
             stats: Stats::default(),
@@ -297,6 +304,7 @@ impl ServedModel {
         let served = Arc::new(ServedModel {
             name: name.to_string(),
             file: Some(path.to_path_buf()),
+            canonical: std::fs::canonicalize(path).ok(),
             state: RwLock::new(Loaded::new(model)),
             writer: Mutex::new(None),
             stats: Stats::default(),
@@ -549,12 +557,15 @@ impl Writer {
                     entries.push(Entry::Correction { label, document });
                 }
                 Err(e) => {
-                    let _ = reply.send(Err(LearnError::Unlearnable(match e {
-                        crate::Error::EmptyDocument { .. } => {
-                            format!("{e}: nothing to learn from it, the model was not changed")
+                    let _ = reply.send(Err(match e {
+                        crate::Error::Binary { .. } => {
+                            LearnError::NotText(format!("{e}: the model was not changed"))
                         }
-                        e => format!("{e}: the model was not changed"),
-                    })));
+                        crate::Error::EmptyDocument { .. } => LearnError::Unlearnable(format!(
+                            "{e}: nothing to learn from it, the model was not changed"
+                        )),
+                        e => LearnError::Unlearnable(format!("{e}: the model was not changed")),
+                    }));
                 }
             }
         }

@@ -159,7 +159,7 @@ fn content_length_problem(headers: &[httparse::Header<'_>]) -> Option<String> {
 }
 
 async fn answer<S: AsyncWrite + Unpin>(stream: &mut S, status: &str, message: &str) {
-    let body = format!("{}\n", serde_json::json!({ "error": message }));
+    let body = super::http::error_body(message);
     let response = format!(
         "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
