@@ -333,18 +333,25 @@ impl Server {
             .half_close(true);
         tokio::pin!(shutdown);
         let header_timeout = self.header_timeout;
+        // Tells connections still reading their first head that the server stops: they close
+        // at once, as hyper closes its idle ones (graceful.shutdown waits for them otherwise).
+        let (stopping, stop) = tokio::sync::watch::channel(false);
         // Each connection's first request head is read and checked in its own task
         // (sniff::first_request: a malformed one gets a JSON error), then hyper serves it.
         macro_rules! spawn_connection {
-            ($io:expr) => {{
-                let permit = connections.clone().acquire_owned().await;
+            ($io:expr, $permit:expr) => {{
+                let permit = $permit;
                 let service = hyper_util::service::TowerToHyperService::new(router.clone());
                 let builder = builder.clone();
                 let watcher = graceful.watcher();
+                let mut stop = stop.clone();
                 let io = $io;
                 tokio::spawn(async move {
-                    if let sniff::Sniffed::Http(io) = sniff::first_request(io, header_timeout).await
-                    {
+                    let sniffed = tokio::select! {
+                        sniffed = sniff::first_request(io, header_timeout) => sniffed,
+                        _ = stop.wait_for(|&s| s) => sniff::Sniffed::Done,
+                    };
+                    if let sniff::Sniffed::Http(io) = sniffed {
                         let conn = builder.serve_connection(TokioIo::new(io), service);
                         let _ = watcher.watch(conn).await;
                     }
@@ -353,12 +360,21 @@ impl Server {
             }};
         }
         loop {
+            // A connection is accepted only with a permit (--max-connections), and the wait for
+            // one watches for shutdown too: taken after accept, it held SIGTERM off while every
+            // permit was in use, and the accepted socket waited unserved.
+            let permit = tokio::select! {
+                permit = connections.clone().acquire_owned() => {
+                    permit.expect("the connection permits are never closed")
+                }
+                _ = &mut shutdown => break,
+            };
             match &self.listener {
                 Listener::Tcp(l) => tokio::select! {
                     accepted = l.accept() => match accepted {
                         Ok((stream, _)) => {
                             let _ = stream.set_nodelay(true);
-                            spawn_connection!(stream)
+                            spawn_connection!(stream, permit)
                         }
                         Err(e) => { log::warn!("accept: {e}"); tokio::time::sleep(Duration::from_millis(10)).await; }
                     },
@@ -366,13 +382,14 @@ impl Server {
                 },
                 Listener::Unix(l, _) => tokio::select! {
                     accepted = l.accept() => match accepted {
-                        Ok((stream, _)) => spawn_connection!(stream),
+                        Ok((stream, _)) => spawn_connection!(stream, permit),
                         Err(e) => { log::warn!("accept: {e}"); tokio::time::sleep(Duration::from_millis(10)).await; }
                     },
                     _ = &mut shutdown => break,
                 },
             }
         }
+        let _ = stopping.send(true);
         if let Listener::Unix(_, path) = &self.listener {
             let _ = std::fs::remove_file(path);
         }

@@ -771,6 +771,35 @@ fn a_client_that_shuts_its_side_after_the_request_is_answered() {
     assert!(server.terminate().success());
 }
 
+/// SIGTERM while every connection permit is held by clients that have sent nothing (and one
+/// more client waits to be accepted): the server stops at once, not when their header
+/// timeout ends.
+#[test]
+fn sigterm_at_the_connection_limit_stops_the_server_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(
+        dir.path(),
+        &[
+            "-m",
+            "spam",
+            "--max-connections",
+            "2",
+            "--header-timeout",
+            "60",
+        ],
+    );
+    let silent: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(server.addr()).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let status = server.terminate();
+    let took = started.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_secs(5), "stopped after {took:?}");
+    drop(silent);
+}
+
 #[test]
 fn slow_clients_are_cut_off_by_the_header_timeout() {
     let dir = tempfile::tempdir().unwrap();
