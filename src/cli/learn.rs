@@ -136,12 +136,19 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             "invalid setting: give --label L with the documents, or a single folder DIR/<label>/<file>"
         ),
     }
+    // Documents the server skipped (not text, no word), as local learn skips them.
+    let mut remote_skipped = 0;
     if args.server.server.is_some() {
         #[cfg(feature = "serve")]
         {
-            let (done, failure) = remote(&args, &sources, ui)?;
+            let (done, failure, skipped) = remote(&args, &sources, ui)?;
+            remote_skipped = skipped;
             match failure {
-                None => return Ok(Outcome::Success),
+                None if remote_skipped == 0 => return Ok(Outcome::Success),
+                None => {
+                    ui.warn(format!("{remote_skipped} file(s) skipped"));
+                    return Ok(Outcome::Partial);
+                }
                 Some(why) if args.server.server_fallback == super::common::Fallback::Local => {
                     super::remote::falling_back(ui, &why);
                     sources.drain(..done);
@@ -196,7 +203,10 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         },
         start.elapsed().as_secs_f64() * 1000.0
     ));
-    Ok(report_skipped(ui, &skipped))
+    match report_skipped(ui, &skipped) {
+        Outcome::Success if remote_skipped > 0 => Ok(Outcome::Partial),
+        outcome => Ok(outcome),
+    }
 }
 
 /// The model file -m names (needed without --server, and for its local fallback).
@@ -207,20 +217,23 @@ fn model_path(args: &LearnArgs) -> anyhow::Result<&std::path::Path> {
 }
 
 /// `learn --server URL`: each document sent to the server in order, acknowledged once it is in
-/// the server's journal. Returns how many were acknowledged and, if the server could not take
-/// the rest, why (the caller falls back on the local model for the rest, or fails).
+/// the server's journal. Returns how many were answered, if the server could not take the
+/// rest, why (the caller falls back on the local model for the rest, or fails), and how many
+/// were skipped: a document the server finds not to be text or without a word (415, 422) is
+/// skipped with a warning, as local `learn` skips it; refused when none is learned.
 #[cfg(feature = "serve")]
 fn remote(
     args: &LearnArgs,
     sources: &[(Input, String)],
     ui: &Ui,
-) -> anyhow::Result<(usize, Option<String>)> {
+) -> anyhow::Result<(usize, Option<String>, usize)> {
     use super::remote::{model_param, Client, Remote};
     let client = Client::new(&args.server, args.token_file.as_deref())?;
     let mut learned = 0;
     let mut mistakes = 0;
     let mut new_labels: Vec<String> = Vec::new();
     let mut model_name = String::new();
+    let mut skipped = Vec::new();
     for (i, (input, label)) in sources.iter().enumerate() {
         let bytes = match input {
             Input::Bytes(_, b) => b.clone(),
@@ -239,6 +252,12 @@ fn remote(
                 for l in v["new_labels"].as_array().into_iter().flatten() {
                     new_labels.extend(l.as_str().map(str::to_string));
                 }
+                for m in v["skipped"].as_array().into_iter().flatten() {
+                    skipped.extend(m.as_str().map(str::to_string));
+                }
+            }
+            Remote::Done(a) if a.status == 415 || a.status == 422 => {
+                skipped.push(format!("{}: {}", input.name(), a.error_message()));
             }
             Remote::Done(a) => anyhow::bail!(
                 "cwtext serve at {} refused a correction ({} learned before it): {}",
@@ -246,8 +265,18 @@ fn remote(
                 i,
                 a.error_message()
             ),
-            Remote::Unreachable(why) => return Ok((i, Some(why))),
+            Remote::Unreachable(why) => {
+                skipped.iter().for_each(|m| ui.warn(format!("skipped {m}")));
+                return Ok((i, Some(why), skipped.len()));
+            }
         }
+    }
+    skipped.iter().for_each(|m| ui.warn(format!("skipped {m}")));
+    if learned == 0 && !skipped.is_empty() {
+        anyhow::bail!(
+            "nothing learned: cwtext serve at {} skipped every document, the model was not changed",
+            client.url()
+        );
     }
     ui.info(format!(
         "learned {learned} document(s) into {model_name} at {} ({mistakes} mispredicted before the update{}); in the server's journal, in its model file at its next snapshot",
@@ -258,7 +287,7 @@ fn remote(
             format!("; new label(s): {}", new_labels.join(", "))
         }
     ));
-    Ok((sources.len(), None))
+    Ok((sources.len(), None, skipped.len()))
 }
 
 enum Input {
@@ -268,6 +297,15 @@ enum Input {
 }
 
 impl Input {
+    /// The document's name in messages: its file, or standard input's name.
+    #[cfg(feature = "serve")]
+    fn name(&self) -> std::path::Display<'_> {
+        match self {
+            Input::Document(source) => source.path().display(),
+            Input::Bytes(name, _) => name.display(),
+        }
+    }
+
     fn features(&self, pipeline: &mut Pipeline) -> Result<cwtext::features::FeatureVector, Error> {
         match self {
             Input::Document(source) => featurize_source(pipeline, source),

@@ -800,6 +800,48 @@ fn sigterm_at_the_connection_limit_stops_the_server_at_once() {
     drop(silent);
 }
 
+/// `learn --server` skips a document that is not text or has no word, as local `learn` does
+/// (a warning, exit 1, the others learned), instead of stopping at it; all skipped is an error.
+#[test]
+fn learn_through_the_server_skips_what_local_learn_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    let local = copy(&model, &dir.path().join("local.cwm"));
+    let png = dir.path().join("picture.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01").unwrap();
+    let mail = mails()[0].clone();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let through = |files: &[&Path]| {
+        cwtext()
+            .args(["learn", "--label", "spam", "--server", &server.url, "-m"])
+            .arg(&model)
+            .args(files)
+            .output()
+            .unwrap()
+    };
+    let out = through(&[&png, &mail]);
+    let by_hand = cwtext()
+        .args(["learn", "--label", "spam", "-m"])
+        .arg(&local)
+        .args([&png, &mail])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), by_hand.status.code(), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("skipped"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("picture.png"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("binary file"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 1 document(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = through(&[&png]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing learned"), "{}", stderr(&out));
+    assert!(server.terminate().success());
+}
+
 #[test]
 fn slow_clients_are_cut_off_by_the_header_timeout() {
     let dir = tempfile::tempdir().unwrap();
