@@ -11,7 +11,7 @@ use clap::Args;
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
-use cwtext::jobs::tune::{TuneRequest, PATIENCE};
+use cwtext::jobs::tune::{TuneRequest, FOLDS, PATIENCE};
 use cwtext::model::WeightEncoding;
 use cwtext::text::pipeline::PipelineConfig;
 
@@ -24,8 +24,11 @@ Searched: feature options (stop words, symbols, stemming, bigrams, value type), 
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
 sequential k = 3 or 5); epochs by early stopping. The first four trials are always what plain
 `cwtext train` chooses among (stop words english/none × η 0.99/0.9). Only
-the training files are read: a fixed fifth of them (by a hash of the path) validates. The
-settings of every trial go to MODEL.tune.json; the model itself holds the winner's.";
+the training files are read: a fixed fifth of them (by a hash of the path) validates. When
+trials beat train's pick on that fifth, the two most accurate and the pick are compared on 5
+folds (every training file validated once), and a challenger wins only if it is better there
+by more than a standard error. The settings of every trial go to MODEL.tune.json; the model
+itself holds the winner's.";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -117,25 +120,40 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let best = &result.trials[result.best];
     writeln!(
         out,
-        "best: trial {} (validation accuracy {:.4} on {} documents, {} epochs): {}",
+        "best: trial {} (validation accuracy {:.4} on {} documents; trained for {} epoch{}): {}",
         best.index + 1,
         best.validation_accuracy,
         result.validation_documents,
-        best.best_epoch,
+        result.epochs,
+        if result.epochs == 1 { "" } else { "s" },
         best.candidate.describe()
     )?;
-    if let Some(top) = result
-        .trials
-        .iter()
-        .filter(|t| t.validation_accuracy > best.validation_accuracy)
-        .max_by(|a, b| a.validation_accuracy.total_cmp(&b.validation_accuracy))
-    {
+    if let Some((pick, challengers)) = result.cross_validated.split_first() {
+        let line = |c: &cwtext::jobs::tune::CrossValidated| {
+            format!(
+                "trial {} {:.4} (best epochs {})",
+                c.trial + 1,
+                c.accuracy,
+                c.best_epochs
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
         writeln!(
             out,
-            "kept it over trial {} ({:.4}): no more accurate trial was better by more than a standard error of the paired difference",
-            top.index + 1,
-            top.validation_accuracy
+            "cross-validated on {FOLDS} folds ({} documents, each validated once): train's pick {}; {}",
+            pick.documents,
+            line(pick),
+            challengers.iter().map(line).collect::<Vec<_>>().join("; ")
         )?;
+        if result.best == pick.trial {
+            writeln!(
+                out,
+                "kept train's pick: no trial more accurate on the held-out fifth was better across the folds by more than a standard error of the paired difference"
+            )?;
+        }
     }
     let cwtext::jobs::train::Trained {
         model,

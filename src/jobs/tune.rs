@@ -7,8 +7,12 @@
 //! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
 //! strategy and k. Each trial trains epoch by epoch and stops early when the validation accuracy
 //! has not improved for [`PATIENCE`] epochs; its score is the best validation accuracy and the
-//! epoch it was reached at. The winner is retrained on all training files for that many epochs,
-//! with its probability scale fitted on the same held-out fifth.
+//! epoch it was reached at. Train's pick (by `train`'s own rule among its four) wins unless
+//! trials beat it on the held-out fifth; then it and the [`CHALLENGERS`] most accurate are
+//! cross-validated on [`FOLDS`] folds (every training document validated once) and a
+//! challenger wins only if it is clearly better there. The winner is retrained on all training
+//! files for its best epoch count (the median of its folds' when cross-validated), with its
+//! probability scale fitted on the held-out fifth.
 //!
 //! A [`TuneRequest`] (`cwtext tune`'s flags) is checked once into a [`TunePlan`], which runs the
 //! search ([`TunePlan::search`]) and trains the winner ([`TunePlan::train_winner`], through a
@@ -24,7 +28,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::jobs::corpus::LabelledCorpus;
-use crate::jobs::examples::{for_each, ExampleSource, Subset};
+use crate::jobs::examples::{for_each, Example, ExampleSource, Subset};
 use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{check_epochs, featurize_cached, TrainSettings, Trained, Trainer};
@@ -39,6 +43,15 @@ use crate::text::pipeline::{stopwords, PipelineConfig};
 
 /// Epochs without a better validation accuracy before a trial stops.
 pub const PATIENCE: usize = 2;
+
+/// Folds of the cross-validation that confirms a challenger: the held-out fifth and four more
+/// (the other four fifths split by each document's shard key, a hash independent of the
+/// held-out one), so every training document validates once.
+pub const FOLDS: usize = 5;
+
+/// How many of the search's most accurate trials are cross-validated against train's pick
+/// when they beat it on the held-out fifth.
+pub const CHALLENGERS: usize = 2;
 
 /// A search as a user asks for it (`cwtext tune`'s flags). [`Default`] gives `tune`'s defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -360,11 +373,53 @@ fn run_trial<S: ExampleSource + ?Sized>(
 #[derive(Debug, Clone, Serialize)]
 pub struct Search {
     pub trials: Vec<Trial>,
-    /// Index into `trials` of the winner (see `choose`: train's pick unless a trial is clearly
-    /// more accurate).
+    /// Index into `trials` of the winner (see [`choose`]: train's pick unless a trial is
+    /// clearly more accurate, across [`FOLDS`] folds when it was cross-validated).
     pub best: usize,
+    /// The epochs to train the winner for: its best epoch on the held-out fifth, or the median
+    /// of its folds' when it was cross-validated.
+    pub epochs: usize,
+    /// Train's pick and the challengers, cross-validated (empty when no trial beat train's
+    /// pick on the held-out fifth), train's pick first.
+    pub cross_validated: Vec<CrossValidated>,
     pub training_documents: usize,
     pub validation_documents: usize,
+}
+
+/// A trial's settings validated on every fold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CrossValidated {
+    /// Index into the search's trials.
+    pub trial: usize,
+    /// Right answers over every training document, each validated once, by the settings
+    /// trained on the other folds.
+    pub accuracy: f64,
+    pub documents: usize,
+    /// The best epoch of each fold.
+    pub best_epochs: Vec<usize>,
+    /// Per document (fold by fold), whether it was right.
+    #[serde(skip)]
+    pub right: Vec<bool>,
+}
+
+impl CrossValidated {
+    fn of(trial: usize, folds: Vec<Trial>) -> Self {
+        let right: Vec<bool> = folds.iter().flat_map(|t| t.right.iter().copied()).collect();
+        CrossValidated {
+            trial,
+            accuracy: right.iter().filter(|&&r| r).count() as f64 / right.len().max(1) as f64,
+            documents: right.len(),
+            best_epochs: folds.iter().map(|t| t.best_epoch).collect(),
+            right,
+        }
+    }
+
+    /// The median of the folds' best epochs (the upper one of an even count).
+    fn epochs(&self) -> usize {
+        let mut e = self.best_epochs.clone();
+        e.sort_unstable();
+        e.get(e.len() / 2).copied().unwrap_or(1).max(1)
+    }
 }
 
 /// Runs `budget` trials (in parallel, in rounds of `parallel`), calling `report` after each round
@@ -461,27 +516,109 @@ fn search(
         }
         forget_unneeded_answers(&mut trials, first_count);
     }
-    let best = choose(&trials, first_count);
+    let pick = trains_pick(&trials, first_count);
+    let challengers = challengers(&trials, pick);
+    let mut cross_validated = Vec::new();
+    if !challengers.is_empty() {
+        let which: Vec<usize> = std::iter::once(pick).chain(challengers).collect();
+        cross_validated = cross_validate(&cache, base, corpus.labels.len(), &trials, &which)?;
+    }
+    let (best, epochs) = match choose_cross_validated(&cross_validated) {
+        Some(c) => (c.trial, c.epochs()),
+        None => (pick, trials[pick].best_epoch.max(1)),
+    };
     Ok(Search {
         trials,
         best,
+        epochs,
+        cross_validated,
         training_documents: sizes.0,
         validation_documents: sizes.1,
     })
 }
 
-/// Drops the per-document answers that [`choose`] will never read: it compares train's choices
-/// (the first `choices` trials) with each other and the most accurate trial with the pick, so
-/// only those and the most accurate so far are kept (the earliest on ties, as `choose` takes
-/// it). Without this, tune held a byte per validation document for every trial: 48 MB for 24
-/// trials at 10 million documents.
+/// A document's fold: 0 for the held-out fifth, 1 to [`FOLDS`] − 1 for the rest by its shard
+/// key.
+fn fold_of(e: &Example) -> usize {
+    if e.split.held_out {
+        0
+    } else {
+        1 + e.split.shard(FOLDS - 1)
+    }
+}
+
+/// Trains each of `which` (indices into `trials`) on every fold but one and validates it on
+/// that one, for folds 1 to [`FOLDS`] − 1 (fold 0, the held-out fifth, is the search's own
+/// trial), in parallel; empty when a fold leaves nothing to train or validate on (a corpus too
+/// small to cross-validate: the held-out fifth decides alone).
+fn cross_validate(
+    cache: &HashMap<FeatureChoice, Featurised>,
+    base: &TrainSettings,
+    labels: usize,
+    trials: &[Trial],
+    which: &[usize],
+) -> Result<Vec<CrossValidated>> {
+    let jobs: Vec<(usize, usize)> = which
+        .iter()
+        .flat_map(|&t| (1..FOLDS).map(move |fold| (t, fold)))
+        .collect();
+    let done: Vec<Result<Option<Trial>>> = jobs
+        .par_iter()
+        .map(|&(t, fold)| {
+            let c = &trials[t].candidate;
+            let settings = TrainSettings {
+                pipeline: c.pipeline(&base.pipeline)?,
+                learner: c.learner.clone(),
+                ..base.clone()
+            };
+            let (train, validation) = Subset::split(&cache[&c.features], &|e| fold_of(e) == fold)?;
+            if train.is_empty() || validation.is_empty() {
+                return Ok(None);
+            }
+            run_trial(t, c, &settings, labels, &train, &validation).map(Some)
+        })
+        .collect();
+    let mut folds: HashMap<usize, Vec<Trial>> = which
+        .iter()
+        .map(|&t| (t, vec![trials[t].clone()]))
+        .collect();
+    for ((t, _), trial) in jobs.iter().zip(done) {
+        match trial? {
+            Some(trial) => folds.get_mut(t).expect("a job's trial").push(trial),
+            None => return Ok(Vec::new()),
+        }
+    }
+    Ok(which
+        .iter()
+        .map(|t| CrossValidated::of(*t, folds.remove(t).expect("each once")))
+        .collect())
+}
+
+/// Drops the per-document answers that the choice will never read: it compares train's
+/// choices (the first `choices` trials) with each other, and the [`CHALLENGERS`] most accurate
+/// trials with the pick, so only those are kept (the earliest on ties, as the choice takes
+/// them). Without this, tune held a byte per validation document for every trial: 48 MB for
+/// 24 trials at 10 million documents.
 fn forget_unneeded_answers(trials: &mut [Trial], choices: usize) {
-    let best = most_accurate(trials, 0..trials.len());
+    let top = most_accurate_first(trials);
     for (i, t) in trials.iter_mut().enumerate() {
-        if i >= choices && i != best {
+        if i >= choices && !top[..CHALLENGERS.min(top.len())].contains(&i) {
             t.right = Vec::new();
         }
     }
+}
+
+/// Indices of `trials` from the most accurate on the held-out fifth down, the earliest first
+/// on ties.
+fn most_accurate_first(trials: &[Trial]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..trials.len()).collect();
+    order.sort_by(|&a, &b| {
+        trials[b]
+            .validation_accuracy
+            .total_cmp(&trials[a].validation_accuracy)
+            .then(a.cmp(&b))
+    });
+    order
 }
 
 /// The trial in `range` with the highest validation accuracy, the earliest on ties.
@@ -495,27 +632,50 @@ fn most_accurate(trials: &[Trial], range: std::ops::Range<usize>) -> usize {
     })
 }
 
-/// The winning trial. The first `choices` trials are what plain `train` chooses among, and it
-/// keeps the first (its base) unless another is better by more than a standard error of the
-/// paired difference ([`crate::jobs::train::clearly_better`]); the search's most accurate trial then
-/// replaces train's pick only on the same condition. Without it, `tune` ended below plain
-/// `train` on two of seven dev corpora (movie sentences 0.781 against 0.787, questions 0.854
-/// against 0.860): among 24 trials the most accurate on the validation fifth is often ahead by
-/// noise.
-fn choose(trials: &[Trial], choices: usize) -> usize {
+/// What plain `train` would pick: the first `choices` trials are what it chooses among, and it
+/// keeps the first (its base) unless another is better on the held-out fifth by more than a
+/// standard error of the paired difference ([`crate::jobs::train::clearly_better`]).
+fn trains_pick(trials: &[Trial], choices: usize) -> usize {
     use crate::jobs::train::clearly_better;
-    let mut pick = 0;
     if choices > 1 {
         let best = most_accurate(trials, 0..choices);
         if clearly_better(&trials[best].right, &trials[0].right) {
-            pick = best;
+            return best;
         }
     }
-    let best = most_accurate(trials, 0..trials.len());
-    if clearly_better(&trials[best].right, &trials[pick].right) {
-        best
-    } else {
-        pick
+    0
+}
+
+/// The [`CHALLENGERS`] most accurate trials on the held-out fifth that are more accurate than
+/// train's `pick` there.
+fn challengers(trials: &[Trial], pick: usize) -> Vec<usize> {
+    most_accurate_first(trials)
+        .into_iter()
+        .filter(|&i| i != pick && trials[i].validation_accuracy > trials[pick].validation_accuracy)
+        .take(CHALLENGERS)
+        .collect()
+}
+
+/// The winner among the cross-validated (train's pick first): the most accurate challenger
+/// across the folds if it is better than the pick by more than a standard error of the paired
+/// difference over every training document, else the pick; `None` when nothing was
+/// cross-validated. Choosing on the held-out fifth alone, `tune` ended below plain `train` on
+/// two of seven dev corpora (movie sentences 0.781 against 0.787, questions 0.854 against
+/// 0.860): among 24 trials the most accurate on one fifth is often ahead by noise, and a lead
+/// of a standard error on 874 questions still did not carry over to the test split. Across
+/// the five folds the comparison rests on five times the documents.
+fn choose_cross_validated(cross_validated: &[CrossValidated]) -> Option<&CrossValidated> {
+    use crate::jobs::train::clearly_better;
+    let (pick, challengers) = cross_validated.split_first()?;
+    let best = challengers
+        .iter()
+        .fold(None::<&CrossValidated>, |b, c| match b {
+            Some(b) if b.accuracy >= c.accuracy => Some(b),
+            _ => Some(c),
+        });
+    match best {
+        Some(c) if clearly_better(&c.right, &pick.right) => Some(c),
+        _ => Some(pick),
     }
 }
 
@@ -531,7 +691,7 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
     Ok(TrainSettings {
         pipeline: trial.candidate.pipeline(&base.pipeline)?,
         learner: trial.candidate.learner.clone(),
-        epochs: trial.best_epoch.max(1),
+        epochs: search.epochs.max(1),
         calibrate: true,
         ..base.clone()
     })
@@ -591,6 +751,8 @@ mod tests {
         let search = Search {
             trials: Vec::new(),
             best: 3,
+            epochs: 1,
+            cross_validated: Vec::new(),
             training_documents: 0,
             validation_documents: 0,
         };
@@ -604,20 +766,21 @@ mod tests {
         );
     }
 
+    /// A trial on 100 validation documents that gets `wrong` wrong.
+    fn trial(index: usize, wrong: &[usize]) -> Trial {
+        let right: Vec<bool> = (0..100).map(|i| !wrong.contains(&i)).collect();
+        Trial {
+            index,
+            candidate: Candidate::random(&mut ChaCha8Rng::seed_from_u64(1), &base()),
+            validation_accuracy: right.iter().filter(|&&r| r).count() as f64 / 100.0,
+            best_epoch: 1 + index % 4,
+            seconds: 0.0,
+            right,
+        }
+    }
+
     #[test]
-    fn a_trial_must_be_clearly_better_to_replace_trains_pick() {
-        let base = base();
-        let trial = |index: usize, wrong: &[usize]| {
-            let right: Vec<bool> = (0..100).map(|i| !wrong.contains(&i)).collect();
-            Trial {
-                index,
-                candidate: Candidate::random(&mut ChaCha8Rng::seed_from_u64(1), &base),
-                validation_accuracy: right.iter().filter(|&&r| r).count() as f64 / 100.0,
-                best_epoch: 1,
-                seconds: 0.0,
-                right,
-            }
-        };
+    fn trains_pick_and_the_challengers_it_is_cross_validated_against() {
         // Train's four choices: the base misses 10; trial 1 fixes 6 of them (clearly better).
         let choices = [
             trial(0, &(0..10).collect::<Vec<_>>()),
@@ -625,24 +788,105 @@ mod tests {
             trial(2, &(0..9).collect::<Vec<_>>()),
             trial(3, &(0..12).collect::<Vec<_>>()),
         ];
-        // A random trial one document ahead of train's pick (2 gained, 1 lost; 1 < √3): train's
-        // pick stays.
         let mut trials = choices.to_vec();
-        trials.push(trial(4, &[8, 9, 20]));
-        assert_eq!(choose(&trials, 4), 1);
-        // One that gets all right, 4 more than the pick with no losses: replaces it (4 > √4).
-        trials.push(trial(5, &[]));
-        assert_eq!(choose(&trials, 4), 5);
+        assert_eq!(trains_pick(&trials, 4), 1);
+        // Nothing beats the pick on the held-out fifth: nothing to cross-validate.
+        trials.push(trial(4, &[1, 2, 3, 4]));
+        assert!(challengers(&trials, 1).is_empty());
+        // The two most accurate of those ahead of it (one document ahead is enough to be
+        // cross-validated), the earliest first on ties.
+        trials.extend([trial(5, &[8, 9, 20]), trial(6, &[]), trial(7, &[1, 2])]);
+        assert_eq!(challengers(&trials, 1), [6, 7]);
+        trials.push(trial(8, &[3]));
+        trials.push(trial(9, &[]));
+        assert_eq!(challengers(&trials, 1), [6, 9]);
+        trials.truncate(8);
 
-        // Only the answers choose reads are kept between rounds, and it chooses the same.
-        let mut kept = choices.to_vec();
-        kept.extend([trial(4, &[8, 9, 20]), trial(5, &[]), trial(6, &[1, 2])]);
+        // Only the answers the choice reads are kept between rounds: train's choices and the
+        // two most accurate.
+        let mut kept = trials.clone();
         forget_unneeded_answers(&mut kept, 4);
         let held: Vec<usize> = (0..kept.len())
             .filter(|&i| !kept[i].right.is_empty())
             .collect();
-        assert_eq!(held, [0, 1, 2, 3, 5]);
-        assert_eq!(choose(&kept, 4), 5);
+        assert_eq!(held, [0, 1, 2, 3, 6, 7]);
+        assert_eq!(trains_pick(&kept, 4), 1);
+        assert_eq!(challengers(&kept, 1), [6, 7]);
+    }
+
+    /// Cross-validated results from per-fold (right, wrong) counts, 20 documents a fold; the
+    /// wrong ones of each fold are its first.
+    fn cross_validated(trial: usize, wrong_per_fold: [usize; FOLDS]) -> CrossValidated {
+        let folds = wrong_per_fold
+            .iter()
+            .enumerate()
+            .map(|(f, &wrong)| Trial {
+                best_epoch: 1 + (trial + f) % 3,
+                right: (0..20).map(|i| i >= wrong).collect(),
+                ..trial_for(trial)
+            })
+            .collect();
+        CrossValidated::of(trial, folds)
+    }
+
+    fn trial_for(index: usize) -> Trial {
+        Trial {
+            index,
+            ..trial(index, &[])
+        }
+    }
+
+    #[test]
+    fn a_challenger_wins_only_when_clearly_better_across_the_folds() {
+        // Ahead by 3 on the held-out fifth (fold 0), behind on the other four: 13 wrong in all
+        // against the pick's 10. The held-out fifth alone would have chosen it (3 > √3).
+        let pick = cross_validated(0, [4, 1, 2, 1, 2]);
+        let lucky = cross_validated(5, [1, 3, 3, 3, 3]);
+        assert_eq!(pick.documents, 100);
+        assert!((pick.accuracy - 0.90).abs() < 1e-12);
+        assert_eq!(pick.best_epochs.len(), FOLDS);
+        let two = [pick.clone(), lucky.clone()];
+        assert_eq!(choose_cross_validated(&two).unwrap().trial, 0);
+        // Ahead on every fold, 9 fewer wrong (9 > √9): chosen, with the median of its folds'
+        // best epochs (2 3 1 2 3 → 2).
+        let better = cross_validated(4, [0, 0, 0, 1, 0]);
+        let three = [pick.clone(), lucky, better];
+        let chosen = choose_cross_validated(&three).unwrap();
+        assert_eq!(chosen.trial, 4);
+        assert_eq!(chosen.epochs(), 2);
+        // One fewer wrong in all is not clearly better (1 = √1).
+        let one_ahead = cross_validated(6, [3, 1, 2, 1, 2]);
+        assert_eq!(
+            choose_cross_validated(&[pick.clone(), one_ahead])
+                .unwrap()
+                .trial,
+            0
+        );
+        assert!(choose_cross_validated(&[]).is_none());
+        // Only the pick (no challenger): the pick.
+        assert_eq!(choose_cross_validated(&[pick]).unwrap().trial, 0);
+    }
+
+    #[test]
+    fn folds_are_the_held_out_fifth_and_four_even_parts_of_the_rest() {
+        let root = std::path::Path::new("/corpus");
+        let mut counts = [0usize; FOLDS];
+        for i in 0..20_000 {
+            let source = crate::text::source::Source::file(root.join(format!("label/{i}.txt")));
+            let e = Example {
+                x: crate::features::FeatureVector::empty(4),
+                label: 0,
+                file: i,
+                split: crate::jobs::corpus::SplitKeys::of(root, &source),
+            };
+            let fold = fold_of(&e);
+            assert_eq!(fold == 0, e.split.held_out);
+            counts[fold] += 1;
+        }
+        // Each fold a fifth (4,000), within 4 standard deviations (4 × √(20,000 × 0.16) = 226).
+        for c in counts {
+            assert!(c.abs_diff(4_000) < 226, "{counts:?}");
+        }
     }
 
     #[test]
