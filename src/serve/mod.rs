@@ -103,6 +103,9 @@ impl Default for ServeRequest {
 pub struct ServePlan {
     request: ServeRequest,
     token: Option<String>,
+    /// No `-m` was given, so the built-in models are served and `/filter` without `model=`
+    /// uses the built-in spam model, as `cwtext filter` does.
+    shelf_by_default: bool,
 }
 
 impl ServeRequest {
@@ -136,7 +139,8 @@ impl ServeRequest {
                 return Err(ServeError::Setting(format!("{what} must be more than 0 s")));
             }
         }
-        if self.models.is_empty() {
+        let shelf_by_default = self.models.is_empty();
+        if shelf_by_default {
             self.models = shelf::SHELF
                 .iter()
                 .map(|m| (m.name.to_string(), ModelSource::Shelf(m.name.to_string())))
@@ -172,6 +176,7 @@ impl ServeRequest {
         Ok(ServePlan {
             request: self,
             token,
+            shelf_by_default,
         })
     }
 }
@@ -267,11 +272,12 @@ impl ServePlan {
                 }
             }
         }
+        // The first model, or the built-in spam model when the built-ins are served because no
+        // model was named (telling it by the count of models chose the built-in spam model
+        // for a user who named three, one of them `spam`, and put another first).
         let filter_model = models
             .iter()
-            .position(|m| {
-                m.file.is_none() && m.name == "spam" && r.models.len() == shelf::SHELF.len()
-            })
+            .position(|m| self.shelf_by_default && m.file.is_none() && m.name == "spam")
             .unwrap_or(0);
         let state = Arc::new(http::AppState {
             models,

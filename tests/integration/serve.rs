@@ -261,6 +261,40 @@ fn copy(from: &Path, to: &Path) -> PathBuf {
 }
 
 #[test]
+fn filter_without_a_model_uses_the_first_named_one() {
+    // Three models named, one of them the built-in spam model but not first: /filter without
+    // model= uses the first, as /classify does; only a server started without -m (the
+    // built-ins) filters with the built-in spam model, as `cwtext filter` does.
+    let dir = tempfile::tempdir().unwrap();
+    mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(
+        dir.path(),
+        &["-m", "topics", "-m", "mail=mail.cwm", "-m", "spam"],
+    );
+    let label = |a: &Answer| {
+        let text = String::from_utf8_lossy(&a.body).to_string();
+        let line = text.lines().find(|l| l.starts_with("X-Cwtext-Label: "));
+        line.expect("a label header").to_string()
+    };
+    for path in mails().iter().step_by(10) {
+        let bytes = std::fs::read(path).unwrap();
+        let unnamed = server.post("/filter", &bytes);
+        assert_eq!(unnamed.status, 200, "{path:?}");
+        let topics = server.post("/filter?model=topics", &bytes);
+        assert_eq!(label(&unnamed), label(&topics), "{path:?}");
+        assert!(unnamed.body == topics.body, "{path:?}");
+        // A newsgroup, not ham or spam.
+        let spam = label(&server.post("/filter?model=spam", &bytes));
+        assert!(spam == "X-Cwtext-Label: ham" || spam == "X-Cwtext-Label: spam");
+        assert_ne!(label(&unnamed), spam, "{path:?}");
+    }
+    drop(server);
+    let server = Server::start(dir.path(), &[]);
+    let bytes = std::fs::read(&mails()[0]).unwrap();
+    assert!(server.post("/filter", &bytes).body == server.post("/filter?model=spam", &bytes).body);
+}
+
+#[test]
 fn classify_and_filter_answer_as_the_commands_do() {
     let dir = tempfile::tempdir().unwrap();
     let model = mail_model(dir.path(), "mail.cwm");
