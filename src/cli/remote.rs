@@ -33,15 +33,9 @@ impl Client {
             "invalid setting: --server-timeout must be more than 0 seconds, but is {}",
             args.server_timeout
         );
-        let token = match token_file {
-            Some(p) => Some(
-                std::fs::read_to_string(p)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
-                    .trim()
-                    .to_string(),
-            ),
-            None => None,
-        };
+        // The server's own checks: a token others may read, or an empty one, is refused here
+        // rather than sent (an empty one was sent as `Bearer ` and refused as unauthorised).
+        let token = token_file.map(cwtext::serve::read_token).transpose()?;
         Ok(Client {
             url,
             endpoint,

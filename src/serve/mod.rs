@@ -182,7 +182,10 @@ impl ServeRequest {
 }
 
 /// The token in `path`, refused when others may read the file.
-fn read_token(path: &Path) -> Result<String, ServeError> {
+/// Reads a token file, for the server (`--token-file`) and for its clients (`learn --server
+/// … --token-file`): refused when others may read it (a secret that teaches the models) or
+/// when it holds nothing but white space.
+pub fn read_token(path: &Path) -> Result<String, ServeError> {
     use std::os::unix::fs::PermissionsExt;
     let meta = std::fs::metadata(path).map_err(|e| ServeError::io(path, e))?;
     let mode = meta.permissions().mode() & 0o777;

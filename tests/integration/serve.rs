@@ -997,6 +997,40 @@ fn learning_needs_the_token_when_one_is_set_and_beyond_loopback() {
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
     // Classifying needs no token.
     assert_eq!(server.post("/classify", &mail).status, 200);
+    // The client reads its token file with the server's checks: others may not read it, and
+    // it may not be empty (it was sent as `Bearer ` and refused as unauthorised); a good one
+    // teaches the model.
+    let learn = |token_file: &str| {
+        cwtext()
+            .current_dir(dir.path())
+            .args(["learn", "--server", &server.url, "--token-file", token_file])
+            .args(["--server-fallback", "fail", "-m", "mail", "--label", "spam"])
+            .arg(&mails()[0])
+            .output()
+            .unwrap()
+    };
+    let open = dir.path().join("open-token");
+    std::fs::write(&open, "s3cret\n").unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = learn("open-token");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("open-token: the token file is readable by others (mode 644)"),
+        "{}",
+        stderr(&out)
+    );
+    let empty = dir.path().join("empty-token");
+    std::fs::write(&empty, " \n").unwrap();
+    std::fs::set_permissions(&empty, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = learn("empty-token");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("empty-token: the token file is empty"),
+        "{}",
+        stderr(&out)
+    );
+    let out = learn("token");
+    assert!(out.status.success(), "{}", stderr(&out));
     assert!(server.terminate().success());
 }
 
