@@ -87,23 +87,33 @@ fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs_f64(v))
 }
 
-/// `-m` values: NAME=PATH, a built-in name, or a file named by its stem.
-fn model_source(spec: &str) -> (String, ModelSource) {
+/// `-m` values: NAME=PATH, a built-in name, or a file named by its stem. A built-in name means
+/// the built-in model even when a file of that name is in the current directory, as for the
+/// other commands ([`super::common::load_model`]); the warning says so (`./NAME` is the file).
+fn model_source(spec: &str) -> (String, ModelSource, Option<String>) {
     let source = |s: &str| match cwtext::integrations::shelf::find(s) {
-        Some(m) if !std::path::Path::new(s).exists() => ModelSource::Shelf(m.name.to_string()),
-        _ => ModelSource::File(PathBuf::from(s)),
+        Some(m) => {
+            let warning = std::path::Path::new(s).exists().then(|| {
+                format!("{s} names a built-in model and a file; using the built-in one (write ./{s} for the file)")
+            });
+            (ModelSource::Shelf(m.name.to_string()), warning)
+        }
+        None => (ModelSource::File(PathBuf::from(s)), None),
     };
     match spec.split_once('=') {
-        Some((name, path)) => (name.to_string(), source(path)),
+        Some((name, path)) => {
+            let (s, warning) = source(path);
+            (name.to_string(), s, warning)
+        }
         None => {
-            let s = source(spec);
+            let (s, warning) = source(spec);
             let name = match &s {
                 ModelSource::Shelf(n) => n.clone(),
                 ModelSource::File(p) => p
                     .file_stem()
                     .map_or(spec.to_string(), |s| s.to_string_lossy().into_owned()),
             };
-            (name, s)
+            (name, s, warning)
         }
     }
 }
@@ -111,7 +121,15 @@ fn model_source(spec: &str) -> (String, ModelSource) {
 pub fn run(args: ServeArgs, threads: Option<usize>, ui: &Ui) -> anyhow::Result<Outcome> {
     super::common::log_info_too(ui.quiet);
     let request = ServeRequest {
-        models: args.models.iter().map(|m| model_source(m)).collect(),
+        models: args
+            .models
+            .iter()
+            .map(|m| {
+                let (name, source, warning) = model_source(m);
+                warning.into_iter().for_each(|w| ui.warn(w));
+                (name, source)
+            })
+            .collect(),
         listen: match args.socket {
             Some(path) => Listen::Unix(path),
             None => Listen::Tcp(args.listen),

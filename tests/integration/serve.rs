@@ -1138,6 +1138,50 @@ fn a_replaced_model_is_reloaded_unless_corrections_are_pending() {
     );
 }
 
+/// `-m spam` with a file named `spam` in the current directory means the built-in model for
+/// `serve` and for `--server` clients, as for the local commands (which warn and use the
+/// built-in one): `serve` opened the file, and the client sent the file's path.
+#[test]
+fn a_built_in_name_means_the_built_in_model_through_the_server_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spam"), "notes about spam, not a model\n").unwrap();
+    let server = Server::start(dir.path(), &["-m", "spam"]);
+    let bytes = std::fs::read(&mails()[3]).unwrap();
+    let run = |args: &[&str]| {
+        cwtext()
+            .current_dir(dir.path())
+            .args(args)
+            .write_stdin(bytes.clone())
+            .output()
+            .unwrap()
+    };
+    let local = run(&["classify", "-m", "spam", "--format", "json"]);
+    assert!(local.status.success(), "{}", stderr(&local));
+    assert!(stderr(&local).contains("names a built-in model and a file"));
+    let remote = run(&[
+        "classify",
+        "-m",
+        "spam",
+        "--format",
+        "json",
+        "--server",
+        &server.url,
+        "--server-fallback",
+        "fail",
+    ]);
+    assert!(remote.status.success(), "{}", stderr(&remote));
+    assert_eq!(stdout(&local), stdout(&remote));
+    // The server read `-m spam` as the built-in model too, and said so.
+    assert!(
+        server.stderr().contains(
+            "spam names a built-in model and a file; using the built-in one (write ./spam for the file)"
+        ),
+        "{}",
+        server.stderr()
+    );
+    assert!(server.terminate().success());
+}
+
 /// `classify`, `filter` and `learn --server URL` print what the local commands print, over TCP
 /// and a Unix socket; an unreachable server fails loudly, falls back on the local model when
 /// asked, and never loses a message in `filter`.
