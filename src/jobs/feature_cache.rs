@@ -893,6 +893,22 @@ impl ExampleReader for DiskReader<'_> {
     }
 }
 
+/// Gives the heap's free pages back to the system. The examples held in memory up to the
+/// budget are two small allocations each; freed when they go to the cache file, glibc keeps
+/// their pages (other allocations sit between them, so the heap cannot shrink from the top),
+/// and the resident set stayed a whole memory budget above what the rest of the run needs:
+/// 413 MB instead of about 250 MB for 10 million documents with the default 256 MB budget,
+/// measured from outside as `/usr/bin/time -v` does. `malloc_trim` releases free pages anywhere
+/// in the heap. Other allocators return such memory on their own or are not glibc: nothing to do.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system; it is thread-safe and
+    // touches no memory the program holds.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Featurised examples, in memory or in a cache file.
 pub enum Featurised {
     Memory(Vec<Example>),
@@ -960,7 +976,8 @@ impl Store {
         }
     }
 
-    /// Moves the examples held into `writer`, which takes every later one.
+    /// Moves the examples held into `writer`, which takes every later one, and gives the
+    /// memory they held back to the system ([`release_freed_memory`]).
     pub(crate) fn spill(&mut self, mut writer: CacheWriter) -> Result<()> {
         if let Store::Memory(examples, _) = self {
             for e in examples.drain(..) {
@@ -968,6 +985,7 @@ impl Store {
             }
         }
         *self = Store::Disk(Box::new(writer));
+        release_freed_memory();
         Ok(())
     }
 
