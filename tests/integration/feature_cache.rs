@@ -407,7 +407,9 @@ fn tune_from_the_cache_on_disk_gives_the_trials_and_model_of_memory() {
 }
 
 /// `cwtext train DIR -o OUT ARGS`, which must succeed; the peak resident set of that process
-/// alone in KB (its own `wait4` figures, as `/usr/bin/time -v` reports them).
+/// alone in KB (its own `wait4` figures, as `/usr/bin/time -v` reports them). The child is
+/// reaped by that `wait4`, not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn train_peak_kb(dir: &Path, out: &Path, args: &[&str]) -> i64 {
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
         .env_remove("CWTEXT_MODEL")
