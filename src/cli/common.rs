@@ -183,16 +183,14 @@ impl ModelArg {
 pub fn load_model(spec: Option<&Path>, verify: bool, ui: &Ui) -> anyhow::Result<(Model, String)> {
     let shelf = match spec {
         None => Some(shelf::default_model()),
-        Some(path) => path.to_str().and_then(shelf::find),
+        Some(path) => shelf::named(path).map(|(m, file_too)| {
+            if file_too {
+                ui.warn(shelf::also_a_file(m.name));
+            }
+            m
+        }),
     };
     if let Some(m) = shelf {
-        if let Some(path) = spec.filter(|p| p.exists()) {
-            ui.warn(format!(
-                "{} names a built-in model and a file; using the built-in one (write ./{} for the file)",
-                m.name,
-                path.display()
-            ));
-        }
         let model = m
             .load(verify)
             .with_context(|| format!("the built-in model {} is damaged", m.name))?;

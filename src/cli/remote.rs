@@ -80,13 +80,11 @@ impl Client {
 
 /// The `model=` of a request: a local file's absolute path (the server matches its own files'
 /// paths), else the name as given. A built-in model's name is sent as it is even when a file
-/// of that name is in the current directory, as the local commands read it ([`super::common::load_model`]).
+/// of that name is in the current directory, as every command reads it
+/// ([`cwtext::integrations::shelf::named`]).
 pub fn model_param(model: Option<&Path>) -> Option<(&'static str, String)> {
     let m = model?;
-    let built_in = m
-        .to_str()
-        .and_then(cwtext::integrations::shelf::find)
-        .is_some();
+    let built_in = cwtext::integrations::shelf::named(m).is_some();
     let value = if m.is_file() && !built_in {
         std::fs::canonicalize(m).map_or(m.display().to_string(), |p| p.display().to_string())
     } else {

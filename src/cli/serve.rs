@@ -88,16 +88,15 @@ fn seconds(v: f64, flag: &str) -> anyhow::Result<Duration> {
 }
 
 /// `-m` values: NAME=PATH, a built-in name, or a file named by its stem. A built-in name means
-/// the built-in model even when a file of that name is in the current directory, as for the
-/// other commands ([`super::common::load_model`]); the warning says so (`./NAME` is the file).
+/// the built-in model even when a file of that name is in the current directory, as for every
+/// command ([`cwtext::integrations::shelf::named`]); the warning says so (`./NAME` is the file).
 fn model_source(spec: &str) -> (String, ModelSource, Option<String>) {
-    let source = |s: &str| match cwtext::integrations::shelf::find(s) {
-        Some(m) => {
-            let warning = std::path::Path::new(s).exists().then(|| {
-                format!("{s} names a built-in model and a file; using the built-in one (write ./{s} for the file)")
-            });
-            (ModelSource::Shelf(m.name.to_string()), warning)
-        }
+    use cwtext::integrations::shelf;
+    let source = |s: &str| match shelf::named(std::path::Path::new(s)) {
+        Some((m, file_too)) => (
+            ModelSource::Shelf(m.name.to_string()),
+            file_too.then(|| shelf::also_a_file(m.name)),
+        ),
         None => (ModelSource::File(PathBuf::from(s)), None),
     };
     match spec.split_once('=') {

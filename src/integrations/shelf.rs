@@ -69,6 +69,20 @@ pub fn find(name: &str) -> Option<&'static ShelfModel> {
     SHELF.iter().find(|m| m.name == name)
 }
 
+/// What a model argument (`-m`) that is a built-in model's name means, the same for every
+/// command and for `serve`: the built-in model, even when a file of that name is in the
+/// current directory (`./NAME` names the file); the flag is whether such a file is there, for
+/// the warning.
+pub fn named(spec: &std::path::Path) -> Option<(&'static ShelfModel, bool)> {
+    let m = find(spec.to_str()?)?;
+    Some((m, spec.exists()))
+}
+
+/// The warning when [`named`] finds a file beside the built-in name.
+pub fn also_a_file(name: &str) -> String {
+    format!("{name} names a built-in model and a file; using the built-in one (write ./{name} for the file)")
+}
+
 /// The names, for messages: "topics, spam, sentiment".
 pub fn names() -> String {
     SHELF.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")

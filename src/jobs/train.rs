@@ -406,18 +406,7 @@ pub(crate) fn train_corpus(
                 })
                 .collect::<Result<_>>()?;
             passes += candidates.len() * select_epochs;
-            let best = (0..trials.len()).fold(0, |best, i| {
-                if trials[i].1.accuracy > trials[best].1.accuracy {
-                    i
-                } else {
-                    best
-                }
-            });
-            chosen = if clearly_better(&trials[best].2, &trials[0].2) {
-                best
-            } else {
-                0
-            };
+            chosen = base_unless_clearly_better(&trials, |t| t.1.accuracy, |t| &t.2);
             partial = trials[chosen].0.take();
             selection = Some(Selection {
                 held_out: held_count,
@@ -587,6 +576,27 @@ pub fn clearly_better(right: &[bool], base: &[bool]) -> bool {
     }
     let gain = only_candidate as f64 - only_base as f64;
     gain > ((only_candidate + only_base) as f64).sqrt()
+}
+
+/// The choice among settings that `train` and `tune` share: of `items`, the first (the base)
+/// unless the most accurate (the earliest on ties) is [`clearly_better`] than it; 0 for none.
+pub fn base_unless_clearly_better<T>(
+    items: &[T],
+    accuracy: impl Fn(&T) -> f64,
+    right: impl Fn(&T) -> &[bool],
+) -> usize {
+    let best = (0..items.len()).fold(0, |best, i| {
+        if accuracy(&items[i]) > accuracy(&items[best]) {
+            i
+        } else {
+            best
+        }
+    });
+    if best > 0 && clearly_better(right(&items[best]), right(&items[0])) {
+        best
+    } else {
+        0
+    }
 }
 
 /// Featurises a labelled corpus once per pipeline, reading each file once; per-file problems

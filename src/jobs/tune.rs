@@ -31,7 +31,9 @@ use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::examples::{for_each, Example, ExampleSource, Subset};
 use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
-use crate::jobs::train::{check_epochs, featurize_cached, TrainSettings, Trained, Trainer};
+use crate::jobs::train::{
+    base_unless_clearly_better, check_epochs, featurize_cached, TrainSettings, Trained, Trainer,
+};
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
 use crate::model::WeightEncoding;
@@ -373,8 +375,8 @@ fn run_trial<S: ExampleSource + ?Sized>(
 #[derive(Debug, Clone, Serialize)]
 pub struct Search {
     pub trials: Vec<Trial>,
-    /// Index into `trials` of the winner (see [`choose`]: train's pick unless a trial is
-    /// clearly more accurate, across [`FOLDS`] folds when it was cross-validated).
+    /// Index into `trials` of the winner: train's pick unless a trial is clearly more
+    /// accurate across [`FOLDS`] folds (see [`choose_cross_validated`]).
     pub best: usize,
     /// The epochs to train the winner for: its best epoch on the held-out fifth, or the median
     /// of its folds' when it was cross-validated.
@@ -578,20 +580,25 @@ fn cross_validate(
             run_trial(t, c, &settings, labels, &train, &validation).map(Some)
         })
         .collect();
-    let mut folds: HashMap<usize, Vec<Trial>> = which
-        .iter()
-        .map(|&t| (t, vec![trials[t].clone()]))
-        .collect();
-    for ((t, _), trial) in jobs.iter().zip(done) {
-        match trial? {
-            Some(trial) => folds.get_mut(t).expect("a job's trial").push(trial),
-            None => return Ok(Vec::new()),
+    // The jobs are `which` × folds 1.., in order: each trial's fold-0 trial, then its own.
+    let mut done = done.into_iter();
+    let mut out = Vec::with_capacity(which.len());
+    for &t in which {
+        // Kept by forget_unneeded_answers: train's choices and the most accurate trials.
+        debug_assert!(
+            !trials[t].right.is_empty(),
+            "trial {t}'s answers were dropped"
+        );
+        let mut folds = vec![trials[t].clone()];
+        for trial in done.by_ref().take(FOLDS - 1) {
+            match trial? {
+                Some(trial) => folds.push(trial),
+                None => return Ok(Vec::new()),
+            }
         }
+        out.push(CrossValidated::of(t, folds));
     }
-    Ok(which
-        .iter()
-        .map(|t| CrossValidated::of(*t, folds.remove(t).expect("each once")))
-        .collect())
+    Ok(out)
 }
 
 /// Drops the per-document answers that the choice will never read: it compares train's
@@ -621,29 +628,16 @@ fn most_accurate_first(trials: &[Trial]) -> Vec<usize> {
     order
 }
 
-/// The trial in `range` with the highest validation accuracy, the earliest on ties.
-fn most_accurate(trials: &[Trial], range: std::ops::Range<usize>) -> usize {
-    range.clone().fold(range.start, |b, i| {
-        if trials[i].validation_accuracy > trials[b].validation_accuracy {
-            i
-        } else {
-            b
-        }
-    })
-}
-
 /// What plain `train` would pick: the first `choices` trials are what it chooses among, and it
 /// keeps the first (its base) unless another is better on the held-out fifth by more than a
-/// standard error of the paired difference ([`crate::jobs::train::clearly_better`]).
+/// standard error of the paired difference (its own rule,
+/// [`crate::jobs::train::base_unless_clearly_better`]).
 fn trains_pick(trials: &[Trial], choices: usize) -> usize {
-    use crate::jobs::train::clearly_better;
-    if choices > 1 {
-        let best = most_accurate(trials, 0..choices);
-        if clearly_better(&trials[best].right, &trials[0].right) {
-            return best;
-        }
-    }
-    0
+    base_unless_clearly_better(
+        &trials[..choices.min(trials.len())],
+        |t| t.validation_accuracy,
+        |t| &t.right,
+    )
 }
 
 /// The [`CHALLENGERS`] most accurate trials on the held-out fifth that are more accurate than
@@ -665,18 +659,11 @@ fn challengers(trials: &[Trial], pick: usize) -> Vec<usize> {
 /// of a standard error on 874 questions still did not carry over to the test split. Across
 /// the five folds the comparison rests on five times the documents.
 fn choose_cross_validated(cross_validated: &[CrossValidated]) -> Option<&CrossValidated> {
-    use crate::jobs::train::clearly_better;
-    let (pick, challengers) = cross_validated.split_first()?;
-    let best = challengers
-        .iter()
-        .fold(None::<&CrossValidated>, |b, c| match b {
-            Some(b) if b.accuracy >= c.accuracy => Some(b),
-            _ => Some(c),
-        });
-    match best {
-        Some(c) if clearly_better(&c.right, &pick.right) => Some(c),
-        _ => Some(pick),
+    if cross_validated.is_empty() {
+        return None;
     }
+    let chosen = base_unless_clearly_better(cross_validated, |c| c.accuracy, |c| &c.right);
+    Some(&cross_validated[chosen])
 }
 
 /// The settings to retrain the winner with: its features and learner, its best epoch count.

@@ -503,7 +503,6 @@ mod tests {
         ScoreGaussian { mean, variance }
     }
 
-    /// Two labels: Pr[s₀ > s₁] = Φ((m₀ − m₁)/√(v₀ + v₁)). Within three standard errors.
     /// The two-label path gives, draw for draw, what the loop over any number of labels gives:
     /// the same counts, so `classify`'s answers do not change. Zero, huge and tiny variances,
     /// equal means, and (through `gibbs_probabilities`) infinite and NaN means.
@@ -544,6 +543,7 @@ mod tests {
         }
     }
 
+    /// Two labels: Pr[s₀ > s₁] = Φ((m₀ − m₁)/√(v₀ + v₁)). Within three standard errors.
     #[test]
     fn two_labels_match_the_normal_cdf() {
         let gs = [g(0.4, 0.3), g(0.0, 0.5)];

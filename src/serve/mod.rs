@@ -181,7 +181,6 @@ impl ServeRequest {
     }
 }
 
-/// The token in `path`, refused when others may read the file.
 /// Reads a token file, for the server (`--token-file`) and for its clients (`learn --server
 /// … --token-file`): refused when others may read it (a secret that teaches the models) or
 /// when it holds nothing but white space.
