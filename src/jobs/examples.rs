@@ -144,21 +144,43 @@ impl<'a, S: ExampleSource + ?Sized> Subset<'a, S> {
         for_each(source, |i, e| {
             let s = &mut out[part(e)];
             s.bits[i / 64] |= 1 << (i % 64);
-            s.count += 1;
         })?;
-        for s in &mut out {
-            let mut total = 0;
-            s.before = s
-                .bits
-                .iter()
-                .map(|w| {
-                    let before = total;
-                    total += u64::from(w.count_ones());
-                    before
-                })
-                .collect();
+        Ok(out
+            .into_iter()
+            .map(|s| Subset::from_bits(source, s.bits))
+            .collect())
+    }
+
+    /// The subset of `source` whose members are the set bits of `bits`.
+    fn from_bits(source: &'a S, bits: Vec<u64>) -> Self {
+        let mut total = 0;
+        let before = bits
+            .iter()
+            .map(|w| {
+                let before = total;
+                total += u64::from(w.count_ones());
+                before
+            })
+            .collect();
+        Subset {
+            source,
+            bits,
+            before,
+            count: total as usize,
         }
-        Ok(out)
+    }
+
+    /// The examples of the source that are not in this subset, in the source's order, found
+    /// from the bits alone (no pass over the source).
+    pub fn complement(&self) -> Self {
+        let n = self.source.len();
+        let mut bits: Vec<u64> = self.bits.iter().map(|w| !w).collect();
+        if !n.is_multiple_of(64) {
+            if let Some(last) = bits.last_mut() {
+                *last &= (1u64 << (n % 64)) - 1;
+            }
+        }
+        Subset::from_bits(self.source, bits)
     }
 
     /// Splits `source` in one pass into the examples for which `part` is false and those for
@@ -243,6 +265,13 @@ mod tests {
         assert_eq!(inner.len(), 2);
         let shards = Subset::partition(&examples[..], 3, &|e| e.file % 3).unwrap();
         assert_eq!(files(&shards[1]), [1, 4, 7]);
+        // The complement from the bits alone: the other part, in order, past a word of bits.
+        assert_eq!(files(&multiples.complement()), files(&odd_not));
+        assert_eq!(files(&shards[1].complement()), [0, 2, 3, 5, 6, 8, 9]);
+        let many: Vec<Example> = (0..130).map(example).collect();
+        let (rest, fives) = Subset::split(&many[..], &|e| e.file % 5 == 0).unwrap();
+        assert_eq!(files(&fives.complement()), files(&rest));
+        assert_eq!(fives.complement().len(), rest.len());
         // Past one word of bits, and read out of order.
         let many: Vec<Example> = (0..1000).map(example).collect();
         let (_, sevens) = Subset::split(&many[..], &|e| e.file % 7 == 3).unwrap();

@@ -560,6 +560,16 @@ fn cross_validate(
     trials: &[Trial],
     which: &[usize],
 ) -> Result<Vec<CrossValidated>> {
+    // Each feature choice's folds, found in one pass over its examples (a pass over the cache
+    // file when they are on disk); a fold's training part is its complement.
+    let mut folds_of: HashMap<&FeatureChoice, Vec<Subset<'_, Featurised>>> = HashMap::new();
+    for &t in which {
+        let features = &trials[t].candidate.features;
+        if !folds_of.contains_key(features) {
+            let folds = Subset::partition(&cache[features], FOLDS, &fold_of)?;
+            folds_of.insert(features, folds);
+        }
+    }
     let jobs: Vec<(usize, usize)> = which
         .iter()
         .flat_map(|&t| (1..FOLDS).map(move |fold| (t, fold)))
@@ -573,11 +583,12 @@ fn cross_validate(
                 learner: c.learner.clone(),
                 ..base.clone()
             };
-            let (train, validation) = Subset::split(&cache[&c.features], &|e| fold_of(e) == fold)?;
+            let validation = &folds_of[&c.features][fold];
+            let train = validation.complement();
             if train.is_empty() || validation.is_empty() {
                 return Ok(None);
             }
-            run_trial(t, c, &settings, labels, &train, &validation).map(Some)
+            run_trial(t, c, &settings, labels, &train, validation).map(Some)
         })
         .collect();
     // The jobs are `which` × folds 1.., in order: each trial's fold-0 trial, then its own.
