@@ -413,9 +413,13 @@ async fn classify(
                         method,
                     ) {
                         Ok(p) => {
-                            state
-                                .metrics
-                                .predicted(&served.name, &model.labels()[p.label]);
+                            // The decision the answer gives: the unsure label below min_prob.
+                            let decision = if p.is_unsure(options.min_prob) {
+                                &options.unsure_label
+                            } else {
+                                &model.labels()[p.label]
+                            };
+                            state.metrics.predicted(&served.name, decision);
                             classify_output::write_prediction(
                                 &mut out,
                                 model.labels(),

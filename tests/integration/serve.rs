@@ -294,6 +294,59 @@ fn filter_without_a_model_uses_the_first_named_one() {
     assert!(server.post("/filter", &bytes).body == server.post("/filter?model=spam", &bytes).body);
 }
 
+/// The label counts in /metrics are the decisions the answers carry: under `min_prob` a
+/// document below it is counted under the unsure label by /classify as by /filter (classify
+/// counted the best label, which its answer did not give).
+#[test]
+fn metrics_count_the_decision_each_answer_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let mut decisions: std::collections::BTreeMap<String, u64> = Default::default();
+    // Its own mails (sure) and news posts (often unsure: neither ham nor spam).
+    let mut documents: Vec<PathBuf> = mails().into_iter().step_by(8).collect();
+    for group in ["rec.sport.hockey", "sci.space"] {
+        let mut posts: Vec<PathBuf> = std::fs::read_dir(fixtures().join("news").join(group))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        posts.sort();
+        documents.extend(posts.into_iter().take(8));
+    }
+    for path in &documents {
+        let bytes = std::fs::read(path).unwrap();
+        let answer = server.post("/classify?min_prob=0.99&unsure_label=later", &bytes);
+        assert_eq!(answer.status, 200, "{path:?}");
+        let label = answer.json()["label"].as_str().unwrap().to_string();
+        *decisions.entry(label).or_default() += 1;
+        let filtered = server.post("/filter?min_prob=0.99&unsure_label=later", &bytes);
+        let text = String::from_utf8_lossy(&filtered.body).to_string();
+        let header = text
+            .lines()
+            .find_map(|l| l.strip_prefix("X-Cwtext-Label: "))
+            .expect("a label header")
+            .to_string();
+        *decisions.entry(header).or_default() += 1;
+    }
+    // The case this is about: some documents below 0.99, some above.
+    assert!(
+        decisions.get("later").is_some_and(|&n| n >= 2),
+        "{decisions:?}"
+    );
+    assert!(decisions.len() >= 2, "{decisions:?}");
+    let metrics = String::from_utf8(server.request("GET", "/metrics", &[], b"").body).unwrap();
+    let counted: std::collections::BTreeMap<String, u64> = metrics
+        .lines()
+        .filter_map(|l| l.strip_prefix(r#"cwtext_predictions_total{model="mail",label=""#))
+        .map(|rest| {
+            let (label, count) = rest.split_once(r#""} "#).unwrap();
+            (label.to_string(), count.trim().parse().unwrap())
+        })
+        .collect();
+    assert_eq!(counted, decisions, "{metrics}");
+    assert!(server.terminate().success());
+}
+
 #[test]
 fn classify_and_filter_answer_as_the_commands_do() {
     let dir = tempfile::tempdir().unwrap();
