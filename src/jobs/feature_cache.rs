@@ -897,9 +897,10 @@ impl ExampleReader for DiskReader<'_> {
 /// their pages (other allocations sit between them, so the heap cannot shrink from the top),
 /// and the resident set stayed up to a whole memory budget above what the rest of the run
 /// needs, measured from outside as `/usr/bin/time -v` does: 20 Newsgroups with a 64 MB budget
-/// peaked at 287 MB against 212 MB straight to disk (208 MB with this), and 10 million
-/// documents with the default 256 MB budget at 413 MB. `malloc_trim` releases free pages anywhere
-/// in the heap. Other allocators return such memory on their own or are not glibc: nothing to do.
+/// peaked at 287 MB against 212 MB straight to disk (208 MB with this). Also called when the
+/// choice's losing candidates drop their weight tables. `malloc_trim` releases free pages
+/// anywhere in the heap. Other allocators return such memory on their own or are not glibc:
+/// nothing to do.
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory to the system; it is thread-safe and

@@ -414,7 +414,10 @@ pub(crate) fn train_corpus(
                 trials: trials.into_iter().map(|(_, t, _)| t).collect(),
                 chosen,
             });
-            // The losers are dropped; the winner goes on to the run's epochs on the four fifths.
+            // The losers are dropped (their weight tables given back to the system: glibc may
+            // keep them otherwise, and the resident set then stays at the choice's four tables
+            // to the end of the run); the winner goes on to the run's epochs on the four fifths.
+            crate::jobs::feature_cache::release_freed_memory();
             if let Some(Partial::Trainer(trainer)) = &mut partial {
                 let (kept, _) = parts_of(&candidates[chosen]);
                 for _ in select_epochs..settings.epochs {

@@ -116,6 +116,9 @@ pub struct Pipeline {
     tokens: Vec<u64>,
     grams: Vec<u64>,
     buckets: Vec<u32>,
+    /// The weighed features before they are copied out at their exact length.
+    indices: Vec<u32>,
+    values: Vec<f32>,
     /// Body tokens as they came from the tokeniser → their hash after the filters, or `None`
     /// when a filter dropped them. Text repeats its words (Zipf), so most tokens are one
     /// lookup instead of lowercasing, stop-word lookup, stemming and hashing.
@@ -152,6 +155,8 @@ impl Pipeline {
             tokens: Vec::new(),
             grams: Vec::new(),
             buckets: Vec::new(),
+            indices: Vec::new(),
+            values: Vec::new(),
             cache: HashMap::default(),
             truncated: false,
         })
@@ -166,15 +171,21 @@ impl Pipeline {
         if self.buckets(doc).is_empty() {
             return None;
         }
-        let (mut indices, mut values) = (Vec::new(), Vec::new());
         self.config
             .values
-            .weigh(&mut self.buckets, &mut indices, &mut values);
+            .weigh(&mut self.buckets, &mut self.indices, &mut self.values);
         if self.config.bias {
-            indices.push(self.config.buckets() as u32);
-            values.push(1.0);
+            self.indices.push(self.config.buckets() as u32);
+            self.values.push(1.0);
         }
-        Some(FeatureVector::new(self.config.dimension(), indices, values))
+        // Copied out at their exact length: vectors grown by pushing keep up to twice the
+        // room they use, and training holds every example until the memory budget (whose
+        // estimate, feature_cache::estimated_bytes, counts what is used) sends them to disk.
+        Some(FeatureVector::new(
+            self.config.dimension(),
+            self.indices.to_vec(),
+            self.values.to_vec(),
+        ))
     }
 
     /// The buckets of the document's n-grams and header features, in text order with repeats
@@ -284,6 +295,27 @@ mod tests {
         Pipeline::new(config)
             .unwrap()
             .features(&parse_bytes(text, DEFAULT_MAX_MIME_DEPTH).unwrap())
+    }
+
+    /// A document's features hold no spare room: training keeps every example in memory up
+    /// to the memory budget, which counts 8 bytes per feature; vectors grown by pushing held
+    /// up to twice that (129 words and the bias: room for 256 of each).
+    #[test]
+    fn feature_vectors_hold_only_their_features() {
+        let config = PipelineConfig {
+            max_ngram: 1,
+            ..PipelineConfig::default()
+        };
+        let mut pipeline = Pipeline::new(&config).unwrap();
+        for words in [1usize, 7, 129, 300] {
+            let text: Vec<String> = (0..words).map(|i| format!("word{i}")).collect();
+            let doc = parse_bytes(text.join(" ").as_bytes(), DEFAULT_MAX_MIME_DEPTH).unwrap();
+            let x = pipeline.features(&doc).unwrap();
+            let nnz = x.nnz();
+            assert!(nnz > words * 9 / 10, "{nnz} features for {words} words");
+            let (indices, values) = x.into_raw_storage();
+            assert_eq!((indices.capacity(), values.capacity()), (nnz, nnz));
+        }
     }
 
     /// The buckets by the general path alone: UAX #29 words, each filter's `filter`, the hash.
