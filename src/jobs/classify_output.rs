@@ -33,6 +33,17 @@ pub struct OutputOptions {
     pub unsure_label: String,
 }
 
+impl OutputOptions {
+    /// The decision printed for `p`: its best label, or the unsure label below `min_prob`.
+    pub fn decision<'a>(&'a self, labels: &'a [String], p: &Prediction) -> &'a str {
+        if p.is_unsure(self.min_prob) {
+            &self.unsure_label
+        } else {
+            &labels[p.label]
+        }
+    }
+}
+
 impl Default for OutputOptions {
     fn default() -> Self {
         OutputOptions {
@@ -80,8 +91,7 @@ pub fn write_prediction(
 ) -> std::io::Result<()> {
     let best = &labels[p.label];
     let unsure = p.is_unsure(options.min_prob);
-    // The decision: the best label, or the unsure label below --min-prob.
-    let label = if unsure { &options.unsure_label } else { best };
+    let label = options.decision(labels, p);
     let ranked = ranked(labels, p, options.top);
     match options.format {
         OutputFormat::Text => {

@@ -414,12 +414,9 @@ async fn classify(
                     ) {
                         Ok(p) => {
                             // The decision the answer gives: the unsure label below min_prob.
-                            let decision = if p.is_unsure(options.min_prob) {
-                                &options.unsure_label
-                            } else {
-                                &model.labels()[p.label]
-                            };
-                            state.metrics.predicted(&served.name, decision);
+                            state
+                                .metrics
+                                .predicted(&served.name, options.decision(model.labels(), &p));
                             classify_output::write_prediction(
                                 &mut out,
                                 model.labels(),

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::common::{cwtext, fixtures, stderr};
+use crate::common::{cwtext, files_in, fixtures, stderr};
 
 fn require(program: &str) {
     let found = Command::new("sh")
@@ -43,12 +43,10 @@ fn setup(dir: &Path) -> (PathBuf, PathBuf) {
 fn mails_and_labels(model: &Path) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     for label in ["ham", "spam"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join("mail").join(label))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        for file in files.into_iter().take(3) {
+        for file in files_in(&fixtures().join("mail").join(label))
+            .into_iter()
+            .take(3)
+        {
             let c = cwtext()
                 .arg("classify")
                 .arg("-m")

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{cwtext, fixtures, stderr, stdout};
+use crate::common::{cwtext, files_in, fixtures, stderr, stdout};
 
 /// A running server, killed (SIGKILL) when dropped unless it was stopped.
 struct Server {
@@ -217,14 +217,8 @@ fn mail_model(dir: &Path, name: &str) -> PathBuf {
 }
 
 fn mails() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for label in ["ham", "spam"] {
-        for e in std::fs::read_dir(fixtures().join("mail").join(label)).unwrap() {
-            files.push(e.unwrap().path());
-        }
-    }
-    files.sort();
-    files
+    let mail = fixtures().join("mail");
+    [files_in(&mail.join("ham")), files_in(&mail.join("spam"))].concat()
 }
 
 /// A few corrections: (label, document), some against the model's own decision, one a new
@@ -306,12 +300,11 @@ fn metrics_count_the_decision_each_answer_gives() {
     // Its own mails (sure) and news posts (often unsure: neither ham nor spam).
     let mut documents: Vec<PathBuf> = mails().into_iter().step_by(8).collect();
     for group in ["rec.sport.hockey", "sci.space"] {
-        let mut posts: Vec<PathBuf> = std::fs::read_dir(fixtures().join("news").join(group))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        posts.sort();
-        documents.extend(posts.into_iter().take(8));
+        documents.extend(
+            files_in(&fixtures().join("news").join(group))
+                .into_iter()
+                .take(8),
+        );
     }
     for path in &documents {
         let bytes = std::fs::read(path).unwrap();
