@@ -4,7 +4,8 @@
 //! calibration and the rehearsal fill run the same code, in the same order, on either: the same
 //! data and seed give the same model bytes whether the corpus fitted in memory or not.
 //! [`Subset`] is a part of a source (the four fifths, the held-out fifth, a shard) by a bit per
-//! document, so no part is ever copied or listed.
+//! document, so no part is ever copied or listed. [`visit`] reads a cache file's records on a
+//! second thread, ahead of the learner.
 
 use crate::error::Result;
 use crate::features::FeatureVector;
@@ -20,6 +21,18 @@ pub struct Example {
     pub split: crate::jobs::corpus::SplitKeys,
 }
 
+impl Example {
+    /// An example with no features, to be read into.
+    pub fn placeholder() -> Self {
+        Example {
+            x: FeatureVector::empty(0),
+            label: 0,
+            file: 0,
+            split: Default::default(),
+        }
+    }
+}
+
 /// Featurised examples, read by index. Each thread that reads makes its own
 /// [`ExampleReader`]; reading in memory cannot fail, reading a cache file can (an I/O error
 /// naming the file).
@@ -33,12 +46,26 @@ pub trait ExampleSource: Sync {
 
     /// A reader with its own buffers (one per thread: readers are not shared).
     fn reader(&self) -> Box<dyn ExampleReader + '_>;
+
+    /// Whether reading an example is work worth doing on another thread (a cache file's record:
+    /// a `pread` and its decoding), which [`visit`] then does ahead of its visitor. In memory
+    /// it is a reference: no.
+    fn reads_ahead(&self) -> bool {
+        false
+    }
 }
 
 /// Reads the examples of one source, one at a time, into a buffer it reuses: the example
 /// returned lives until the next call.
 pub trait ExampleReader {
     fn get(&mut self, index: usize) -> Result<&Example>;
+
+    /// Reads example `index` into `out`, reusing its arrays where the reader can (a cache
+    /// file's record is decoded straight into it; in memory it is a copy).
+    fn read_into(&mut self, index: usize, out: &mut Example) -> Result<()> {
+        out.clone_from(self.get(index)?);
+        Ok(())
+    }
 }
 
 impl ExampleSource for [Example] {
@@ -101,15 +128,78 @@ pub fn for_each<S: ExampleSource + ?Sized>(
 /// [`for_each`] until `f` returns false.
 pub fn for_each_while<S: ExampleSource + ?Sized>(
     source: &S,
-    mut f: impl FnMut(usize, &Example) -> bool,
+    f: impl FnMut(usize, &Example) -> bool,
 ) -> Result<()> {
-    let mut reader = source.reader();
-    for i in 0..source.len() {
-        if !f(i, reader.get(i)?) {
-            break;
+    visit(source, 0..source.len(), f)
+}
+
+/// A batch a read-ahead thread decodes at a time ends at this many examples or at
+/// [`READ_AHEAD_FEATURES`] features, whichever comes first, and it may have
+/// [`READ_AHEAD_BATCHES`] batches ready before the visitor takes them. Each example is decoded
+/// into arrays of its exact size, dropped once visited (reused slots kept the room of the
+/// longest post they had held: a default `train` on 200,000 posts peaked 56 MB higher), so a
+/// visit holds at most `(READ_AHEAD_BATCHES + 2) × READ_AHEAD_FEATURES` features, 3 MB,
+/// whatever the corpus's size.
+pub const READ_AHEAD_BATCH: usize = 256;
+pub const READ_AHEAD_FEATURES: usize = 1 << 16;
+pub const READ_AHEAD_BATCHES: usize = 4;
+
+/// Visits the examples of `source` at the indices `order` gives, in that order, until `f`
+/// returns false; `f` gets each example's index. When the source [reads
+/// ahead](ExampleSource::reads_ahead) (a cache file), a second thread reads and decodes the
+/// records a few batches ahead of `f`, so that a learner on one core does not wait for the
+/// `pread`s and the decoding (200,000 20 Newsgroups posts from disk, fixed settings: 1.13 cores
+/// busy before, 1.47 with it; the same examples in the same order, so the same model bytes).
+/// A read error stops the visit and is returned after the examples before it.
+pub fn visit<S, I>(source: &S, order: I, mut f: impl FnMut(usize, &Example) -> bool) -> Result<()>
+where
+    S: ExampleSource + ?Sized,
+    I: Iterator<Item = usize> + Send,
+{
+    if !source.reads_ahead() {
+        let mut reader = source.reader();
+        for i in order {
+            if !f(i, reader.get(i)?) {
+                break;
+            }
         }
+        return Ok(());
     }
-    Ok(())
+    type Batch = Vec<(usize, Example)>;
+    std::thread::scope(|scope| {
+        let (ready, taken) = std::sync::mpsc::sync_channel::<Result<Batch>>(READ_AHEAD_BATCHES);
+        scope.spawn(move || {
+            let mut reader = source.reader();
+            let mut order = order.peekable();
+            while order.peek().is_some() {
+                let mut batch = Vec::with_capacity(READ_AHEAD_BATCH);
+                let mut features = 0;
+                while batch.len() < READ_AHEAD_BATCH && features < READ_AHEAD_FEATURES {
+                    let Some(i) = order.next() else { break };
+                    let mut e = Example::placeholder();
+                    if let Err(error) = reader.read_into(i, &mut e) {
+                        // The examples before it first, as a visit in this thread sees them.
+                        let _ = ready.send(Ok(batch)).and_then(|()| ready.send(Err(error)));
+                        return;
+                    }
+                    features += e.x.nnz();
+                    batch.push((i, e));
+                }
+                // The visitor has stopped (it returned or failed): nothing more to read.
+                if ready.send(Ok(batch)).is_err() {
+                    return;
+                }
+            }
+        });
+        for batch in taken {
+            for (i, e) in &batch? {
+                if !f(*i, e) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Some examples of a source (in the source's order), by a bit per example of the source and
@@ -222,6 +312,10 @@ impl<S: ExampleSource + ?Sized> ExampleSource for Subset<'_, S> {
             subset: self,
         })
     }
+
+    fn reads_ahead(&self) -> bool {
+        self.source.reads_ahead()
+    }
 }
 
 struct SubsetReader<'a, S: ?Sized> {
@@ -232,6 +326,10 @@ struct SubsetReader<'a, S: ?Sized> {
 impl<S: ?Sized> ExampleReader for SubsetReader<'_, S> {
     fn get(&mut self, index: usize) -> Result<&Example> {
         self.inner.get(self.subset.select(index))
+    }
+
+    fn read_into(&mut self, index: usize, out: &mut Example) -> Result<()> {
+        self.inner.read_into(self.subset.select(index), out)
     }
 }
 
@@ -246,6 +344,69 @@ mod tests {
             file,
             split: Default::default(),
         }
+    }
+
+    /// Examples in memory that say they read ahead, and note the threads that read them.
+    struct Recorded {
+        examples: Vec<Example>,
+        readers: std::sync::Mutex<Vec<std::thread::ThreadId>>,
+    }
+
+    impl ExampleSource for Recorded {
+        fn len(&self) -> usize {
+            self.examples.len()
+        }
+
+        fn reader(&self) -> Box<dyn ExampleReader + '_> {
+            self.readers
+                .lock()
+                .unwrap()
+                .push(std::thread::current().id());
+            self.examples.reader()
+        }
+
+        fn reads_ahead(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_source_that_reads_ahead_is_read_on_another_thread_in_the_order_given() {
+        let n = 3 * READ_AHEAD_BATCH + 17;
+        let source = Recorded {
+            examples: (0..n).map(example).collect(),
+            readers: Default::default(),
+        };
+        let order = crate::jobs::permutation::Permutation::new(n, 7);
+        let wanted: Vec<usize> = order.iter().collect();
+        let mut seen = Vec::new();
+        visit(&source, wanted.clone().into_iter(), |i, e| {
+            assert_eq!(e.file, i);
+            seen.push(i);
+            true
+        })
+        .unwrap();
+        assert_eq!(seen, wanted);
+        let readers = source.readers.lock().unwrap().clone();
+        assert_eq!(readers.len(), 1);
+        assert_ne!(readers[0], std::thread::current().id());
+        // Stopped early, past a batch: the visitor saw exactly what it took, and the reading
+        // thread ended (the scope returned).
+        let mut seen = 0;
+        visit(&source, 0..n, |i, _| {
+            seen += 1;
+            i < READ_AHEAD_BATCH + 3
+        })
+        .unwrap();
+        assert_eq!(seen, READ_AHEAD_BATCH + 4);
+        // In memory: read where it is visited.
+        let mut files = Vec::new();
+        visit(&source.examples, [5, 2, 9].into_iter(), |_, e| {
+            files.push(e.file);
+            true
+        })
+        .unwrap();
+        assert_eq!(files, [5, 2, 9]);
     }
 
     #[test]

@@ -187,6 +187,9 @@ fn decode(bytes: &[u8], dimension: usize, e: &mut Example) -> Option<usize> {
     let (mut indices, mut data) = x.into_raw_storage();
     indices.clear();
     data.clear();
+    // Empty arrays (an example read ahead) get their exact size, not a doubling's spare room.
+    indices.reserve_exact(n);
+    data.reserve_exact(n);
     let mut j = 0u64;
     for _ in 0..n {
         j += get_varint(bytes, &mut at)?;
@@ -791,6 +794,10 @@ impl ExampleSource for DiskCache {
         self.documents
     }
 
+    fn reads_ahead(&self) -> bool {
+        true
+    }
+
     fn reader(&self) -> Box<dyn ExampleReader + '_> {
         Box::new(DiskReader {
             cache: self,
@@ -820,8 +827,9 @@ struct DiskReader<'a> {
     example: Example,
 }
 
-impl ExampleReader for DiskReader<'_> {
-    fn get(&mut self, index: usize) -> Result<&Example> {
+impl DiskReader<'_> {
+    /// Reads record `index` into the buffer; where it is in the buffer.
+    fn record(&mut self, index: usize) -> Result<std::ops::Range<usize>> {
         let cache = self.cache;
         let read_error =
             |e: std::io::Error| cache_error(&cache.path, format!("cannot read the cache: {e}"));
@@ -882,13 +890,39 @@ impl ExampleReader for DiskReader<'_> {
         self.last = Some(index);
         let from = (start - self.buf_start) as usize;
         let to = (end - self.buf_start) as usize;
-        match decode(&self.buf[from..to], cache.dimension, &mut self.example) {
-            Some(n) if n == to - from => Ok(&self.example),
+        Ok(from..to)
+    }
+
+    /// Decodes record `index`, at `at` in the buffer, into `out`.
+    fn decode_into(
+        &self,
+        index: usize,
+        at: std::ops::Range<usize>,
+        out: &mut Example,
+    ) -> Result<()> {
+        let length = at.len();
+        match decode(&self.buf[at], self.cache.dimension, out) {
+            Some(n) if n == length => Ok(()),
             _ => Err(cache_error(
-                &cache.path,
+                &self.cache.path,
                 format!("damaged cache file: record {index}"),
             )),
         }
+    }
+}
+
+impl ExampleReader for DiskReader<'_> {
+    fn get(&mut self, index: usize) -> Result<&Example> {
+        let at = self.record(index)?;
+        let mut example = std::mem::replace(&mut self.example, Example::placeholder());
+        let decoded = self.decode_into(index, at, &mut example);
+        self.example = example;
+        decoded.map(|()| &self.example)
+    }
+
+    fn read_into(&mut self, index: usize, out: &mut Example) -> Result<()> {
+        let at = self.record(index)?;
+        self.decode_into(index, at, out)
     }
 }
 
@@ -947,6 +981,10 @@ impl ExampleSource for Featurised {
             Featurised::Memory(examples) => examples.reader(),
             Featurised::Disk(cache) => cache.reader(),
         }
+    }
+
+    fn reads_ahead(&self) -> bool {
+        matches!(self, Featurised::Disk(_))
     }
 }
 
@@ -1068,17 +1106,51 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_damaged_record_stops_a_read_ahead_visit_with_the_file_and_record_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("features.cwc");
+        let examples = examples();
+        let mut writer = CacheWriter::kept(&path, "key", (1 << 26) + 1).unwrap();
+        for e in &examples {
+            writer.push(e).unwrap();
+        }
+        let cache = writer.finish(&[]).unwrap();
+        let index = cache.index_memory.clone().unwrap();
+        drop(cache);
+        // Record 400's bytes all 0xff: its first varint never ends.
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[index[400] as usize..index[401] as usize].fill(0xff);
+        std::fs::write(&path, bytes).unwrap();
+        let (cache, _) = DiskCache::open(&path, "key").unwrap().unwrap();
+        assert!(cache.reads_ahead());
+        let mut seen = Vec::new();
+        let e = crate::jobs::examples::visit(&cache, (0..examples.len()).rev(), |i, e| {
+            assert!(same(e, &examples[i]), "{i}");
+            seen.push(i);
+            true
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(&path.display().to_string()), "{e}");
+        assert!(e.contains("damaged cache file: record 400"), "{e}");
+        let wanted: Vec<usize> = (401..examples.len()).rev().collect();
+        assert_eq!(seen, wanted);
+    }
+
     /// Encodes and decodes one record.
     fn round_trip(e: &Example) -> (usize, Example) {
         let (mut out, mut table, mut places) = (Vec::new(), Vec::new(), Vec::new());
         encode(e, &mut out, &mut table, &mut places);
-        let mut back = Example {
-            x: FeatureVector::empty(1),
-            label: 0,
-            file: 0,
-            split: Default::default(),
-        };
+        let mut back = Example::placeholder();
         assert_eq!(decode(&out, e.x.dim(), &mut back), Some(out.len()));
+        // Read into an empty example (as read ahead, one new example per record), its arrays
+        // take its features and no spare room.
+        let mut fresh = Example::placeholder();
+        decode(&out, e.x.dim(), &mut fresh).unwrap();
+        let (indices, data) = fresh.x.into_raw_storage();
+        assert_eq!(indices.capacity(), e.x.nnz());
+        assert_eq!(data.capacity(), e.x.nnz());
         // Every shorter prefix is refused, never misread.
         for cut in 0..out.len() {
             let mut b = back.clone();

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 pub use crate::jobs::examples::Example;
-use crate::jobs::examples::{for_each, ExampleSource, Subset};
+use crate::jobs::examples::{for_each, visit, ExampleSource, Subset};
 use crate::jobs::permutation::Permutation;
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{LearnerConfig, Model, ModelHeader, TrainingStats, WeightEncoding};
@@ -147,13 +147,12 @@ impl Trainer {
     ) -> Result<f64> {
         let n = examples.len();
         let order = Permutation::new(n, self.rng.next_u64());
-        let mut reader = examples.reader();
         let mut mistakes = 0usize;
-        for i in order.iter() {
-            let e = reader.get(i)?;
+        visit(examples, (0..n).map(move |i| order.get(i)), |_, e| {
             mistakes += usize::from(self.learner.learn(&e.x, e.label));
             progress.inc(1);
-        }
+            true
+        })?;
         let accuracy = 1.0 - mistakes as f64 / n.max(1) as f64;
         self.epoch_accuracy.push(accuracy);
         Ok(accuracy)
