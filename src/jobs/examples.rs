@@ -150,13 +150,15 @@ pub const READ_AHEAD_BATCHES: usize = 4;
 /// records a few batches ahead of `f`, so that a learner on one core does not wait for the
 /// `pread`s and the decoding (200,000 20 Newsgroups posts from disk, fixed settings: 1.13 cores
 /// busy before, 1.47 with it; the same examples in the same order, so the same model bytes).
-/// A read error stops the visit and is returned after the examples before it.
+/// A read error stops the visit and is returned after the examples before it. With one thread
+/// (`--threads 1`, rayon's pool of one) the records are read where they are visited.
 pub fn visit<S, I>(source: &S, order: I, mut f: impl FnMut(usize, &Example) -> bool) -> Result<()>
 where
     S: ExampleSource + ?Sized,
     I: Iterator<Item = usize> + Send,
 {
-    if !source.reads_ahead() {
+    // One thread asked for (`--threads 1`): no second one.
+    if !source.reads_ahead() || rayon::current_num_threads() < 2 {
         let mut reader = source.reader();
         for i in order {
             if !f(i, reader.get(i)?) {
@@ -379,26 +381,50 @@ mod tests {
         };
         let order = crate::jobs::permutation::Permutation::new(n, 7);
         let wanted: Vec<usize> = order.iter().collect();
-        let mut seen = Vec::new();
-        visit(&source, wanted.clone().into_iter(), |i, e| {
-            assert_eq!(e.file, i);
-            seen.push(i);
-            true
-        })
-        .unwrap();
-        assert_eq!(seen, wanted);
+        // Two threads allowed (whatever the machine running the test has).
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let visitor = two.install(|| {
+            let mut seen = Vec::new();
+            visit(&source, wanted.clone().into_iter(), |i, e| {
+                assert_eq!(e.file, i);
+                seen.push(i);
+                true
+            })
+            .unwrap();
+            assert_eq!(seen, wanted);
+            // Stopped early, past a batch: the visitor saw exactly what it took, and the
+            // reading thread ended (the scope returned).
+            let mut seen = 0;
+            visit(&source, 0..n, |i, _| {
+                seen += 1;
+                i < READ_AHEAD_BATCH + 3
+            })
+            .unwrap();
+            assert_eq!(seen, READ_AHEAD_BATCH + 4);
+            std::thread::current().id()
+        });
         let readers = source.readers.lock().unwrap().clone();
-        assert_eq!(readers.len(), 1);
-        assert_ne!(readers[0], std::thread::current().id());
-        // Stopped early, past a batch: the visitor saw exactly what it took, and the reading
-        // thread ended (the scope returned).
-        let mut seen = 0;
-        visit(&source, 0..n, |i, _| {
-            seen += 1;
-            i < READ_AHEAD_BATCH + 3
-        })
-        .unwrap();
-        assert_eq!(seen, READ_AHEAD_BATCH + 4);
+        assert_eq!(readers.len(), 2);
+        assert!(readers.iter().all(|&r| r != visitor), "{readers:?}");
+        // With one thread allowed: read where it is visited.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let visitor = one.install(|| {
+            let mut seen = 0;
+            visit(&source, 0..n, |_, _| {
+                seen += 1;
+                true
+            })
+            .unwrap();
+            assert_eq!(seen, n);
+            std::thread::current().id()
+        });
+        assert_eq!(source.readers.lock().unwrap().last(), Some(&visitor));
         // In memory: read where it is visited.
         let mut files = Vec::new();
         visit(&source.examples, [5, 2, 9].into_iter(), |_, e| {
