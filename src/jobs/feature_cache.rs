@@ -187,7 +187,11 @@ fn decode(bytes: &[u8], dimension: usize, e: &mut Example) -> Option<usize> {
     let (mut indices, mut data) = x.into_raw_storage();
     indices.clear();
     data.clear();
-    // Empty arrays (an example read ahead) get their exact size, not a doubling's spare room.
+    // Empty arrays (an example read ahead) get their exact size, not a doubling's spare room;
+    // a damaged count is refused first (every feature takes at least a byte), not allocated.
+    if n > bytes.len() - at {
+        return None;
+    }
     indices.reserve_exact(n);
     data.reserve_exact(n);
     let mut j = 0u64;
