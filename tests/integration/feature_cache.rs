@@ -1,8 +1,8 @@
 //! The feature cache (issue 20): training from a cache file on disk gives the model bytes of
 //! training in memory, with the choice of settings, calibration, the continued winner, the
 //! rehearsal fill, shards and `--resume`; a kept cache (`--cache DIR`) is used again only while
-//! it matches the corpus; a cache that cannot be written is an error naming the path that
-//! leaves the previous model as it was.
+//! it matches the corpus; a cache that cannot be written (an unwritable directory, a full
+//! disk) is an error naming the path that leaves the previous model as it was.
 
 use std::path::{Path, PathBuf};
 
@@ -234,6 +234,70 @@ fn an_unwritable_cache_directory_is_an_error_naming_it_and_keeps_the_model() {
         );
         assert_eq!(std::fs::read(&model).unwrap(), before);
     }
+}
+
+/// A tmpfs of one page mounted at a path, unmounted when dropped.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// `None` where the machine does not allow mounting one (not root, a container without the
+    /// right): the test then says so and checks nothing.
+    fn mount(path: &Path) -> Option<Self> {
+        std::fs::create_dir_all(path).unwrap();
+        std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=4k", "tmpfs"])
+            .arg(path)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+            .then(|| SmallDisk(path.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_for_the_cache_is_an_error_naming_it_and_keeps_the_model() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("corpus");
+    corpus(&dir);
+    let model = root.path().join("m.cwm");
+    train(&dir, &model, &["--epochs", "1"], None);
+    let before = std::fs::read(&model).unwrap();
+    let Some(disk) = SmallDisk::mount(&root.path().join("small")) else {
+        eprintln!("note: cannot mount a tmpfs here; the full cache disk was not exercised");
+        return;
+    };
+    let kept = disk.0.join("kept");
+    let temporary = disk.0.display().to_string();
+    let kept_files = format!("{}/features-", kept.display());
+    let runs: [(Vec<&str>, Option<&Path>, &str); 2] = [
+        (vec!["--memory-budget", "0"], Some(&disk.0), &temporary),
+        (vec!["--cache", kept.to_str().unwrap()], None, &kept_files),
+    ];
+    for (args, tmp, named) in runs {
+        let mut cmd = cwtext();
+        cmd.arg("train").arg(&dir).arg("-o").arg(&model).args(&args);
+        if let Some(tmp) = tmp {
+            cmd.env("TMPDIR", tmp);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains(named), "{args:?}: {e}");
+        assert!(
+            e.contains("feature cache: cannot write the cache: No space left on device"),
+            "{args:?}: {e}"
+        );
+        assert_eq!(std::fs::read(&model).unwrap(), before, "{args:?}");
+    }
+    // Nothing left behind: the kept cache had no name yet, the temporary one none at all.
+    assert_eq!(std::fs::read_dir(&kept).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&disk.0).unwrap().count(), 1);
 }
 
 /// Whether process `pid` has a file open below `dir` (Linux: its /proc/PID/fd links; an unnamed
