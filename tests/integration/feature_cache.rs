@@ -74,6 +74,24 @@ fn train(dir: &Path, out: &Path, args: &[&str], tmp: Option<&Path>) -> String {
     stderr(&output)
 }
 
+/// `cwtext train DIR -o OUT ARGS` (TMPDIR set to `tmp` when given), which must fail with exit
+/// code 2; its standard error.
+fn train_fails(dir: &Path, out: &Path, args: &[&str], tmp: Option<&Path>) -> String {
+    let mut cmd = cwtext();
+    cmd.arg("train").arg(dir).arg("-o").arg(out).args(args);
+    if let Some(tmp) = tmp {
+        cmd.env("TMPDIR", tmp);
+    }
+    let output = cmd.output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    stderr(&output)
+}
+
 #[test]
 fn a_cache_file_on_disk_gives_the_model_bytes_of_memory() {
     let root = tempfile::tempdir().unwrap();
@@ -199,14 +217,21 @@ fn a_stale_cache_is_made_again() {
     assert!(said.contains("made by an earlier run"), "{said}");
 }
 
+/// The corpus in `root/corpus` and a model of it in `root/m.cwm`, with the model's bytes: a
+/// previous model that a failed run must leave as it was.
+fn corpus_and_model(root: &Path) -> (PathBuf, PathBuf, Vec<u8>) {
+    let dir = root.join("corpus");
+    corpus(&dir);
+    let model = root.join("m.cwm");
+    train(&dir, &model, &["--epochs", "1"], None);
+    let before = std::fs::read(&model).unwrap();
+    (dir, model, before)
+}
+
 #[test]
 fn an_unwritable_cache_directory_is_an_error_naming_it_and_keeps_the_model() {
     let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("corpus");
-    corpus(&dir);
-    let model = root.path().join("m.cwm");
-    train(&dir, &model, &["--epochs", "1"], None);
-    let before = std::fs::read(&model).unwrap();
+    let (dir, model, before) = corpus_and_model(root.path());
     // A path below a plain file can be made by no one (root included).
     let file = root.path().join("plain-file");
     std::fs::write(&file, "not a directory").unwrap();
@@ -220,14 +245,7 @@ fn an_unwritable_cache_directory_is_an_error_naming_it_and_keeps_the_model() {
         (vec!["--memory-budget", "0"], Some(&file), file.as_path()),
     ];
     for (args, tmp, named) in runs {
-        let mut cmd = cwtext();
-        cmd.arg("train").arg(&dir).arg("-o").arg(&model).args(&args);
-        if let Some(tmp) = tmp {
-            cmd.env("TMPDIR", tmp);
-        }
-        let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        let e = stderr(&out);
+        let e = train_fails(&dir, &model, &args, tmp);
         assert!(
             e.contains(&format!("{}: feature cache: cannot make", named.display())),
             "{args:?}: {e}"
@@ -263,11 +281,7 @@ impl Drop for SmallDisk {
 #[test]
 fn a_full_disk_for_the_cache_is_an_error_naming_it_and_keeps_the_model() {
     let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("corpus");
-    corpus(&dir);
-    let model = root.path().join("m.cwm");
-    train(&dir, &model, &["--epochs", "1"], None);
-    let before = std::fs::read(&model).unwrap();
+    let (dir, model, before) = corpus_and_model(root.path());
     let Some(disk) = SmallDisk::mount(&root.path().join("small")) else {
         eprintln!("note: cannot mount a tmpfs here; the full cache disk was not exercised");
         return;
@@ -280,14 +294,7 @@ fn a_full_disk_for_the_cache_is_an_error_naming_it_and_keeps_the_model() {
         (vec!["--cache", kept.to_str().unwrap()], None, &kept_files),
     ];
     for (args, tmp, named) in runs {
-        let mut cmd = cwtext();
-        cmd.arg("train").arg(&dir).arg("-o").arg(&model).args(&args);
-        if let Some(tmp) = tmp {
-            cmd.env("TMPDIR", tmp);
-        }
-        let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        let e = stderr(&out);
+        let e = train_fails(&dir, &model, &args, tmp);
         assert!(e.contains(named), "{args:?}: {e}");
         assert!(
             e.contains("feature cache: cannot write the cache: No space left on device"),
