@@ -896,37 +896,29 @@ impl DiskReader<'_> {
         let to = (end - self.buf_start) as usize;
         Ok(from..to)
     }
+}
 
-    /// Decodes record `index`, at `at` in the buffer, into `out`.
-    fn decode_into(
-        &self,
-        index: usize,
-        at: std::ops::Range<usize>,
-        out: &mut Example,
-    ) -> Result<()> {
-        let length = at.len();
-        match decode(&self.buf[at], self.cache.dimension, out) {
-            Some(n) if n == length => Ok(()),
-            _ => Err(cache_error(
-                &self.cache.path,
-                format!("damaged cache file: record {index}"),
-            )),
-        }
+/// Decodes record `index` of `cache` from `bytes` (exactly the record) into `out`.
+fn decode_record(cache: &DiskCache, index: usize, bytes: &[u8], out: &mut Example) -> Result<()> {
+    match decode(bytes, cache.dimension, out) {
+        Some(n) if n == bytes.len() => Ok(()),
+        _ => Err(cache_error(
+            &cache.path,
+            format!("damaged cache file: record {index}"),
+        )),
     }
 }
 
 impl ExampleReader for DiskReader<'_> {
     fn get(&mut self, index: usize) -> Result<&Example> {
         let at = self.record(index)?;
-        let mut example = std::mem::replace(&mut self.example, Example::placeholder());
-        let decoded = self.decode_into(index, at, &mut example);
-        self.example = example;
-        decoded.map(|()| &self.example)
+        decode_record(self.cache, index, &self.buf[at], &mut self.example)?;
+        Ok(&self.example)
     }
 
     fn read_into(&mut self, index: usize, out: &mut Example) -> Result<()> {
         let at = self.record(index)?;
-        self.decode_into(index, at, out)
+        decode_record(self.cache, index, &self.buf[at], out)
     }
 }
 
