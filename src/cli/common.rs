@@ -39,13 +39,31 @@ impl Ui {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
-                "{msg:>12} [{bar:30}] {human_pos}/{human_len} {per_sec} (eta {eta})",
+                "{msg:>12} [{bar:30}] {human_pos}/{human_len} {rate} (eta {eta})",
             )
             .expect("the template is valid")
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&rate(state.per_sec()));
+                },
+            )
             .progress_chars("=> "),
         );
         Bar(bar)
     }
+}
+
+/// A bar's rate for people: whole items a second with thousands separators (`3,584/s`, where
+/// indicatif's own `{per_sec}` printed `3,584.2064/s`), one decimal below 10 a second.
+fn rate(per_second: f64) -> String {
+    if !per_second.is_finite() || per_second < 0.0 {
+        return "-/s".into();
+    }
+    if per_second < 10.0 {
+        return format!("{per_second:.1}/s");
+    }
+    format!("{}/s", indicatif::HumanCount(per_second.round() as u64))
 }
 
 /// An `indicatif` bar as the library's [`Progress`]: the library reports, the command line
@@ -382,5 +400,20 @@ pub fn report_skipped(ui: &Ui, skipped: &[cwtext::Error]) -> super::Outcome {
     } else {
         ui.warn(format!("{} file(s) skipped", skipped.len()));
         super::Outcome::Partial
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate;
+
+    #[test]
+    fn a_bar_prints_its_rate_in_whole_items_with_separators() {
+        assert_eq!(rate(3_584.2064), "3,584/s");
+        assert_eq!(rate(1_234_567.5), "1,234,568/s");
+        assert_eq!(rate(10.4), "10/s");
+        assert_eq!(rate(2.46), "2.5/s");
+        assert_eq!(rate(0.0), "0.0/s");
+        assert_eq!(rate(f64::NAN), "-/s");
     }
 }
