@@ -93,11 +93,12 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let model = args.model.load(ui)?;
     let mut pipeline = Pipeline::new(model.pipeline())?;
     let method = args.sampling.method();
+    let max_unpacked = model.pipeline().max_document_bytes;
     let output = args.output();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if let Some(bytes) = stdin {
-        let documents = documents(&bytes, "-", ui);
+        let documents = documents(&bytes, "-", max_unpacked, ui);
         if let [(_, one)] = documents.as_slice() {
             let prediction =
                 classify_bytes_with(&model, &mut pipeline, one, Path::new("<stdin>"), method)?;
@@ -126,7 +127,7 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        let documents = documents(&bytes, &path.display().to_string(), ui);
+        let documents = documents(&bytes, &path.display().to_string(), max_unpacked, ui);
         several |= documents.len() > 1;
         for (name, bytes) in &documents {
             // A whole file is named by its path in errors, a message by FILE@OFFSET.
@@ -232,8 +233,13 @@ fn remote(
 
 /// The documents of one input named `name` ([`classify_output::documents`]), its warnings
 /// printed.
-fn documents<'b>(bytes: &'b [u8], name: &str, ui: &Ui) -> Vec<(String, Cow<'b, [u8]>)> {
-    let (documents, warnings) = classify_output::documents(bytes, name);
+fn documents<'b>(
+    bytes: &'b [u8],
+    name: &str,
+    max_unpacked: usize,
+    ui: &Ui,
+) -> Vec<(String, Cow<'b, [u8]>)> {
+    let (documents, warnings) = classify_output::documents(bytes, name, max_unpacked);
     warnings.iter().for_each(|w| ui.warn(w));
     documents
 }

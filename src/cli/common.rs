@@ -409,7 +409,7 @@ mod tests {
 
     #[test]
     fn a_bar_prints_its_rate_in_whole_items_with_separators() {
-        assert_eq!(rate(3_584.2064), "3,584/s");
+        assert_eq!(rate(3584.2064), "3,584/s");
         assert_eq!(rate(1_234_567.5), "1,234,568/s");
         assert_eq!(rate(10.4), "10/s");
         assert_eq!(rate(2.46), "2.5/s");

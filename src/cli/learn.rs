@@ -15,7 +15,7 @@ use cwtext::jobs::corpus::list_files;
 use cwtext::jobs::refile::{learn_from_store, RefileSettings};
 use cwtext::model::Model;
 use cwtext::text::featurize::featurize_source;
-use cwtext::text::mailbox::mbox;
+
 use cwtext::text::pipeline::Pipeline;
 use cwtext::text::source::Source;
 
@@ -86,7 +86,10 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         (Some(label), []) => {
             // An mbox on standard input is learned message by message.
             let bytes = super::common::read_stdin(ui)?;
-            let (documents, warnings) = cwtext::jobs::online::correction_documents(&bytes);
+            // Split before the model is read (it may be a server's): a compressed mbox is
+            // decompressed up to the default document limit.
+            let max = cwtext::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES;
+            let (documents, warnings) = cwtext::jobs::online::correction_documents(&bytes, max);
             warnings.iter().for_each(|w| ui.warn(w));
             for (name, document) in documents {
                 let input = Input::Bytes(name, document.into_owned());
@@ -99,21 +102,12 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                     for file in list_files(f, &args.filter.build()?)?.files {
                         sources.push((Input::Document(file.into()), label.clone()));
                     }
-                } else if mbox::looks_like_mbox(f) {
-                    // An mbox file (sa-learn --mbox) is learned message by message.
-                    let scan = mbox::scan_file(f)?;
-                    scan.warnings.iter().for_each(|w| ui.warn(w));
-                    let documents: Vec<Source> = if scan.spans.len() < 2 {
-                        vec![Source::file(f)]
-                    } else {
-                        let spans = scan.spans.into_iter();
-                        spans.map(|s| Source::mbox_message(f, s)).collect()
-                    };
-                    for source in documents {
+                } else {
+                    // An mbox file (sa-learn --mbox), compressed or not, is learned message by
+                    // message.
+                    for source in Source::documents_of(f, &mut |w| ui.warn(w)) {
                         sources.push((Input::Document(source), label.clone()));
                     }
-                } else {
-                    sources.push((Input::Document(f.clone().into()), label.clone()));
                 }
             }
         }

@@ -58,9 +58,14 @@ impl Default for OutputOptions {
 /// The documents of one input named `name`: its messages (`name@OFFSET`, quoting undone) when
 /// it is an mbox of two or more, else the input itself, with the mbox scan's warnings. A single
 /// message with a `From ` line (as procmail hands one over) stays one document under its own
-/// name.
-pub fn documents<'b>(bytes: &'b [u8], name: &str) -> (Vec<Message<'b>>, Vec<String>) {
-    match crate::text::mailbox::mbox::split_bytes(bytes, name) {
+/// name. A compressed mbox splits as what it holds, at most `max_unpacked` bytes of it (the
+/// model's document limit, `--max-document-bytes`, for `classify` and the server alike).
+pub fn documents<'b>(
+    bytes: &'b [u8],
+    name: &str,
+    max_unpacked: usize,
+) -> (Vec<Message<'b>>, Vec<String>) {
+    match crate::text::mailbox::mbox::split_bytes(bytes, name, max_unpacked) {
         Some((messages, warnings)) => (messages, warnings),
         None => (vec![(name.to_string(), Cow::Borrowed(bytes))], Vec::new()),
     }

@@ -411,7 +411,8 @@ fn scan_store(
     Ok(corpus)
 }
 
-/// Reads `root/<label>/**/<file>`: every sub-folder is a label.
+/// Reads `root/<label>/**/<file>`: every sub-folder is a label, every file a document, but for
+/// an mbox of two or more messages (compressed or not), whose messages are the documents.
 fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
@@ -442,16 +443,33 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
         let mut found = 0usize;
         let mut failed = None;
         let files = &mut corpus.files;
+        let mut mbox_warnings = Vec::new();
         let warnings = walk_files(&dir, filter, 4096, |batch| {
             found += batch.len();
-            for f in batch {
-                if let Err(e) = files.push(Source::file(f), index) {
-                    failed = Some(e);
-                    return false;
+            // A file that is an mbox of two or more messages, compressed or not (a mailing
+            // list's archive, `2024-January.txt.gz`), gives its messages; the first kilobyte
+            // of every file is read to tell, in parallel.
+            use rayon::prelude::*;
+            let documents: Vec<(Vec<Source>, Vec<String>)> = batch
+                .par_iter()
+                .map(|f| {
+                    let mut warnings = Vec::new();
+                    let sources = Source::documents_of(f, &mut |w| warnings.push(w.to_string()));
+                    (sources, warnings)
+                })
+                .collect();
+            for (sources, warnings) in documents {
+                mbox_warnings.extend(warnings);
+                for source in sources {
+                    if let Err(e) = files.push(source, index) {
+                        failed = Some(e);
+                        return false;
+                    }
                 }
             }
             true
         })?;
+        corpus.warnings.extend(mbox_warnings);
         if let Some(e) = failed {
             return Err(e);
         }

@@ -98,7 +98,7 @@ fn encode(source: &Source, label: usize, out: &mut Vec<u8>) {
     put_varint(out, label as u64);
     match source.mbox_span() {
         Some(span) => {
-            out.push(2);
+            out.push(if source.is_packed() { 3 } else { 2 });
             put_varint(out, span.offset);
             put_varint(out, span.start);
             put_varint(out, span.end);
@@ -117,7 +117,7 @@ fn decode(bytes: &[u8]) -> Option<((Source, usize), usize)> {
     let label = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     let kind = *bytes.get(at)?;
     at += 1;
-    let span = if kind == 2 {
+    let span = if kind == 2 || kind == 3 {
         Some(MboxSpan {
             offset: get_varint(bytes, &mut at)?,
             start: get_varint(bytes, &mut at)?,
@@ -130,6 +130,7 @@ fn decode(bytes: &[u8]) -> Option<((Source, usize), usize)> {
     let path = path_of(bytes.get(at..at.checked_add(n)?)?);
     at += n;
     let source = match (kind, span) {
+        (3, Some(span)) => Source::packed_mbox_message(path, span),
         (_, Some(span)) => Source::mbox_message(path, span),
         (1, None) => Source::maildir_message(path),
         _ => Source::file(path),
@@ -390,17 +391,16 @@ mod tests {
         (0..1000)
             .map(|i: usize| {
                 let path = format!("/corpus/label{}/sub/ƒile-{i:05}.txt", i % 7);
-                let source = match i % 3 {
+                let span = MboxSpan {
+                    offset: i as u64 * 1000,
+                    start: i as u64 * 1000 + 40,
+                    end: i as u64 * 1000 + 900,
+                };
+                let source = match i % 4 {
                     0 => Source::file(path),
                     1 => Source::maildir_message(path),
-                    _ => Source::mbox_message(
-                        path,
-                        MboxSpan {
-                            offset: i as u64 * 1000,
-                            start: i as u64 * 1000 + 40,
-                            end: i as u64 * 1000 + 900,
-                        },
-                    ),
+                    2 => Source::mbox_message(path, span),
+                    _ => Source::packed_mbox_message(path, span),
                 };
                 (source, i % 7 * 50)
             })

@@ -104,9 +104,15 @@ pub type NamedBytes<'b> = (PathBuf, Cow<'b, [u8]>);
 
 /// The documents of one correction given as bytes (standard input of `learn --label L`, a learn
 /// request to `cwtext serve`): the messages of an mbox of two or more (`-@OFFSET`, quoting
-/// undone), else the bytes as one document named `<stdin>`; with the mbox scan's warnings.
-pub fn correction_documents(bytes: &[u8]) -> (Vec<NamedBytes<'_>>, Vec<String>) {
-    match crate::text::mailbox::mbox::split_bytes(bytes, "-") {
+/// undone), else the bytes as one document named `<stdin>`; with the mbox scan's warnings. A
+/// compressed mbox splits as what it holds, at most `max_unpacked` bytes of it (the model's
+/// document limit, for `learn` and the server alike, so that replaying a journal gives what
+/// `learn` gave).
+pub fn correction_documents(
+    bytes: &[u8],
+    max_unpacked: usize,
+) -> (Vec<NamedBytes<'_>>, Vec<String>) {
+    match crate::text::mailbox::mbox::split_bytes(bytes, "-", max_unpacked) {
         Some((messages, warnings)) => (
             messages
                 .into_iter()
@@ -148,7 +154,7 @@ pub struct CorrectionDocuments {
 /// ([`correction_documents`], [`featurize_bytes`]); an error when nothing is left to learn
 /// from (the last document's problem, as `learn` reports it).
 pub fn featurize_correction(pipeline: &mut Pipeline, bytes: &[u8]) -> Result<CorrectionDocuments> {
-    let (documents, warnings) = correction_documents(bytes);
+    let (documents, warnings) = correction_documents(bytes, pipeline.config().max_document_bytes);
     let mut features = Vec::with_capacity(documents.len());
     let mut skipped = Vec::new();
     for (name, document) in &documents {

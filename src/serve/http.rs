@@ -392,11 +392,14 @@ async fn classify(
         // The document's name in the output (`classify FILE` prints the file's), and whether
         // it is one of several (a text block then starts with `==> NAME <==`).
         let doc_name = map.get("name").map_or("-", String::as_str);
-        let (documents, _warnings) = classify_output::documents(&bytes, doc_name);
-        let several = documents.len() > 1 || bool_param(&map, "several")?;
+        let several_asked = bool_param(&map, "several")?;
         let single_error_name = if doc_name == "-" { "<stdin>" } else { doc_name };
         let (out, skipped) = served
             .with_model(|model, pipeline| {
+                let max_unpacked = model.pipeline().max_document_bytes;
+                let (documents, _warnings) =
+                    classify_output::documents(&bytes, doc_name, max_unpacked);
+                let several = documents.len() > 1 || several_asked;
                 let mut out = Vec::new();
                 let mut skipped = 0usize;
                 for (doc_name, doc) in &documents {

@@ -25,6 +25,9 @@ enum Kind {
     MaildirMessage,
     /// One message of an mbox file; its `>From ` quoting is undone when it is read.
     Mbox(MboxSpan),
+    /// One message of a compressed mbox file (a list archive's `2024-January.txt.gz`): the span
+    /// is in what the file holds once decompressed.
+    PackedMbox(MboxSpan),
 }
 
 /// One document's place: a file, a Maildir message or an mbox message.
@@ -44,7 +47,9 @@ impl fmt::Display for Source {
     /// The path, and for an mbox message `@` and the byte offset of its `From ` line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            Kind::Mbox(span) => write!(f, "{}@{}", self.path.display(), span.offset),
+            Kind::Mbox(span) | Kind::PackedMbox(span) => {
+                write!(f, "{}@{}", self.path.display(), span.offset)
+            }
             _ => write!(f, "{}", self.path.display()),
         }
     }
@@ -75,6 +80,40 @@ impl Source {
         }
     }
 
+    /// One message of the compressed mbox file at `path`, `span` being its place in what the
+    /// file holds once decompressed.
+    pub fn packed_mbox_message(path: impl Into<PathBuf>, span: MboxSpan) -> Self {
+        Source {
+            path: path.into(),
+            kind: Kind::PackedMbox(span),
+        }
+    }
+
+    /// The documents a file of a folder-per-label corpus holds ([`mbox::probe_file`]): the
+    /// messages of an mbox of two or more, compressed or not, else the file itself; the mbox
+    /// scan's warnings go to `warn`.
+    pub fn documents_of(path: &Path, warn: &mut dyn FnMut(&str)) -> Vec<Source> {
+        let (scan, packed) = match mbox::probe_file(path) {
+            mbox::Probe::Document => return vec![Source::file(path)],
+            mbox::Probe::Mbox(scan) => (scan, false),
+            mbox::Probe::PackedMbox(scan) => (scan, true),
+        };
+        scan.warnings.iter().for_each(|w| warn(w));
+        let spans = scan.spans.into_iter();
+        if packed {
+            spans
+                .map(|s| Source::packed_mbox_message(path, s))
+                .collect()
+        } else {
+            spans.map(|s| Source::mbox_message(path, s)).collect()
+        }
+    }
+
+    /// Whether the document is a message of a compressed mbox.
+    pub fn is_packed(&self) -> bool {
+        matches!(self.kind, Kind::PackedMbox(_))
+    }
+
     /// The file that holds the document.
     pub fn path(&self) -> &Path {
         &self.path
@@ -83,7 +122,7 @@ impl Source {
     /// The message's place in its mbox file, for an mbox message.
     pub fn mbox_span(&self) -> Option<MboxSpan> {
         match self.kind {
-            Kind::Mbox(span) => Some(span),
+            Kind::Mbox(span) | Kind::PackedMbox(span) => Some(span),
             _ => None,
         }
     }
@@ -96,13 +135,13 @@ impl Source {
     /// Whether the document is a whole file (a plain file or a Maildir message), which can be
     /// copied or moved as it is.
     pub fn is_whole_file(&self) -> bool {
-        !matches!(self.kind, Kind::Mbox(_))
+        !matches!(self.kind, Kind::Mbox(_) | Kind::PackedMbox(_))
     }
 
     /// How errors and output name the document: the path, or `PATH@OFFSET` for an mbox message.
     pub fn name(&self) -> PathBuf {
         match self.kind {
-            Kind::Mbox(_) => PathBuf::from(self.to_string()),
+            Kind::Mbox(_) | Kind::PackedMbox(_) => PathBuf::from(self.to_string()),
             _ => self.path.clone(),
         }
     }
@@ -131,7 +170,9 @@ impl Source {
                     _ => unique.to_string(),
                 }
             }
-            Kind::Mbox(span) => format!("{}@{}", relative.to_string_lossy(), span.offset),
+            Kind::Mbox(span) | Kind::PackedMbox(span) => {
+                format!("{}@{}", relative.to_string_lossy(), span.offset)
+            }
         }
     }
 
@@ -163,6 +204,24 @@ impl Source {
                 }
                 bytes = mbox::unquote(&bytes).into_owned();
             }
+            Kind::PackedMbox(span) => {
+                let whole = unpacked(&self.path, file).map_err(|e| match e {
+                    Error::Io { error, .. } => io(error),
+                    other => other,
+                })?;
+                let (start, end) = (span.start as usize, span.end as usize);
+                let Some(message) = whole.get(start..end) else {
+                    return Err(io(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "the mbox holds {} bytes once decompressed, ending inside this message (changed since it was scanned?)",
+                            whole.len()
+                        ),
+                    )));
+                };
+                let message = &message[..message.len().min(max.saturating_add(1))];
+                bytes = mbox::unquote(message).into_owned();
+            }
         }
         Ok(bytes)
     }
@@ -172,6 +231,49 @@ impl Source {
         let bytes = self.read_bytes(limits.max_bytes)?;
         document_from_bytes(&bytes, &self.name(), limits)
     }
+}
+
+/// What the compressed mbox at `path` holds, decompressed once per thread and kept for the
+/// next message of the same file: a corpus lists an archive's messages one after another, and
+/// decompressing the whole archive for each message would cost its size squared.
+fn unpacked(path: &Path, mut file: std::fs::File) -> Result<std::rc::Rc<Vec<u8>>> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    /// The file, its modification time when read, and what it holds.
+    type Unpacked = (PathBuf, std::time::SystemTime, Rc<Vec<u8>>);
+    thread_local! {
+        static LAST: RefCell<Option<Unpacked>> = const { RefCell::new(None) };
+    }
+    let modified = file
+        .metadata()
+        .and_then(|m| m.modified())
+        .map_err(|e| Error::io(path, e))?;
+    let cached = LAST.with(|last| {
+        last.borrow()
+            .as_ref()
+            .filter(|(p, m, _)| p == path && *m == modified)
+            .map(|(_, _, bytes)| Rc::clone(bytes))
+    });
+    if let Some(bytes) = cached {
+        return Ok(bytes);
+    }
+    let mut packed = Vec::new();
+    file.read_to_end(&mut packed)
+        .map_err(|e| Error::io(path, e))?;
+    let whole = match mbox::unpack(&packed, path, mbox::MAX_PACKED_MBOX_BYTES)? {
+        Some((whole, _)) => Rc::new(whole),
+        None => {
+            return Err(Error::io(
+                path,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "no longer a compressed mbox (changed since it was scanned?)",
+                ),
+            ))
+        }
+    };
+    LAST.with(|last| *last.borrow_mut() = Some((path.to_path_buf(), modified, Rc::clone(&whole))));
+    Ok(whole)
 }
 
 #[cfg(test)]
@@ -200,6 +302,64 @@ mod tests {
         assert_eq!(m.to_string(), "/m/Spam@40");
         assert_eq!(m.name(), PathBuf::from("/m/Spam@40"));
         assert!(!m.is_whole_file() && seen.is_whole_file());
+    }
+
+    /// A message of a gzipped mbox reads as the same message of the mbox: the span is in what
+    /// the file holds, the quoting undone, at most `max + 1` bytes; a file rewritten shorter
+    /// since it was listed is an error naming the message.
+    #[test]
+    fn a_message_of_a_compressed_mbox_reads_as_the_message() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"From a@b Sat Jan  3 01:05:34 1996\nSubject: x\n\n>From here\n\nFrom c@d Sat Jan  3 01:05:35 1996\nSubject: y\n\nsecond\n";
+        let (plain, packed) = (dir.path().join("box"), dir.path().join("box.gz"));
+        std::fs::write(&plain, text).unwrap();
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(text).unwrap();
+        std::fs::write(&packed, e.finish().unwrap()).unwrap();
+        let mut warnings = Vec::new();
+        let messages = Source::documents_of(&packed, &mut |w| warnings.push(w.to_string()));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let spans: Vec<MboxSpan> = messages.iter().map(|m| m.mbox_span().unwrap()).collect();
+        let same = Source::documents_of(&plain, &mut |_| {});
+        assert_eq!(
+            same.iter()
+                .map(|m| m.mbox_span().unwrap())
+                .collect::<Vec<_>>(),
+            spans
+        );
+        assert_eq!(messages[1].to_string(), format!("{}@58", packed.display()));
+        assert!(messages[0].is_packed() && !same[0].is_packed() && !messages[0].is_whole_file());
+        for (m, s) in messages.iter().zip(&same) {
+            assert_eq!(m.read_bytes(1000).unwrap(), s.read_bytes(1000).unwrap());
+        }
+        assert_eq!(
+            messages[0].read_bytes(1000).unwrap(),
+            b"Subject: x\n\nFrom here\n"
+        );
+        assert_eq!(messages[1].read_bytes(3).unwrap(), b"Subj");
+        // A plain file and a compressed single message are one document each.
+        std::fs::write(&plain, b"Subject: z\n\nno separator\n").unwrap();
+        assert_eq!(
+            Source::documents_of(&plain, &mut |_| {}),
+            vec![Source::file(&plain)]
+        );
+        // Rewritten with less in it (a new modification time, so not the cached bytes).
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(&text[..60]).unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(10);
+        std::fs::write(&packed, e.finish().unwrap()).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&packed)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let err = messages[1].read_bytes(1000).unwrap_err().to_string();
+        assert!(
+            err.contains("box.gz@58") && err.contains("changed since it was scanned"),
+            "{err}"
+        );
     }
 
     #[test]

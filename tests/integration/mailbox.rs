@@ -398,3 +398,88 @@ fn label_walks_a_store_message_by_message() {
         "a deleted MH message is not read"
     );
 }
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// Mailing-list archives in a folder per label (`ROOT/<list>/<month>.txt`, as pipermail
+/// serves them, or gzipped as `2024-January.txt.gz`): each archive is an mbox of many
+/// messages, and every message is a document. Before, every archive file was one document
+/// (the fixture lists trained "on 2 documents"), and a gzipped one also classified as one.
+#[test]
+fn list_archives_in_label_folders_give_their_messages_compressed_or_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stores = common::fixtures().join("mailstores/mbox");
+    let ham = std::fs::read(stores.join("Lists.sbd/Ham")).unwrap();
+    let spam = std::fs::read(stores.join("Spam")).unwrap();
+    let (plain, packed) = (tmp.path().join("plain"), tmp.path().join("packed"));
+    for (root, pack) in [(&plain, false), (&packed, true)] {
+        for (list, bytes) in [("ham-list", &ham), ("spam-list", &spam)] {
+            // Compressed files are told by their first bytes, not their names: the same
+            // names in both copies give the same held-out fifth, so the same model.
+            let bytes = if pack { gzip(bytes) } else { bytes.clone() };
+            write(&root.join(list).join("2024-January.txt"), &bytes);
+        }
+    }
+    let train = |root: &Path, model: &str| {
+        let out = cwtext()
+            .args(["train", "--seed", "3", "-o"])
+            .arg(tmp.path().join(model))
+            .arg(root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("on 24 documents, 2 labels"),
+            "12 messages a list: {}",
+            stderr(&out)
+        );
+        std::fs::read(tmp.path().join(model)).unwrap()
+    };
+    assert!(
+        train(&plain, "plain.cwm") == train(&packed, "packed.cwm"),
+        "a gzipped archive trains what the archive trains"
+    );
+    // classify and learn --label read a compressed archive message by message too, named by
+    // the offsets of their `From ` lines in what it holds.
+    let archive = packed.join("spam-list/2024-January.txt");
+    let out = cwtext()
+        .args(["classify", "--format", "tsv", "-m"])
+        .arg(tmp.path().join("plain.cwm"))
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 12, "{}", stdout(&out));
+    assert_eq!(names[0], format!("{}@0", archive.display()));
+    assert!(names.iter().all(|n| n.contains(".txt@")), "{names:?}");
+    let out = cwtext()
+        .args(["classify", "--format", "tsv", "-m"])
+        .arg(tmp.path().join("plain.cwm"))
+        .write_stdin(gzip(&ham))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 12, "{}", stdout(&out));
+    assert!(stdout(&out).starts_with("-@0\t"), "{}", stdout(&out));
+    let out = cwtext()
+        .args(["learn", "--label", "spam-list", "-m"])
+        .arg(tmp.path().join("plain.cwm"))
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 12 document(s)"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -106,15 +106,122 @@ pub fn scan_bytes(bytes: &[u8], name: &Path) -> Result<Scan> {
     scan(std::io::Cursor::new(bytes), name)
 }
 
+/// The most a compressed mbox is decompressed to (a mailing list's archive of a month is a
+/// few megabytes; a larger one is read up to here, with a warning).
+pub const MAX_PACKED_MBOX_BYTES: usize = 1 << 30;
+
+/// What a compressed mbox holds once decompressed, at most `max` bytes of it, with a warning
+/// when that was not all; `None` when `bytes` are not compressed or what they hold does not
+/// start with a `From ` separator (only its first kilobyte is then decompressed).
+pub fn unpack(bytes: &[u8], name: &Path, max: usize) -> Result<Option<(Vec<u8>, Option<String>)>> {
+    use crate::text::input::compressed::{decompress, Compression};
+    let Some(kind) = Compression::detect(bytes) else {
+        return Ok(None);
+    };
+    let binary = |reason| Error::Binary {
+        path: name.to_path_buf(),
+        reason,
+    };
+    if !bytes_look_like_mbox(&decompress(bytes, kind, 1024).map_err(binary)?.bytes) {
+        return Ok(None);
+    }
+    let out = decompress(bytes, kind, max).map_err(binary)?;
+    let mut whole = out.bytes;
+    let warning = if whole.len() > max {
+        whole.truncate(max);
+        Some(format!(
+            "{}: holds more than {max} bytes once decompressed ({}); only the messages in the first {max} are read",
+            name.display(),
+            kind.name()
+        ))
+    } else if out.truncated {
+        Some(format!(
+            "{}: its {} data ends early (the file is cut): only the {} bytes before were read",
+            name.display(),
+            kind.name(),
+            whole.len()
+        ))
+    } else {
+        None
+    };
+    Ok(Some((whole, warning)))
+}
+
+/// What a file of a folder-per-label corpus holds, for reading it as documents.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// One document (anything but an mbox of two or more messages; a file that cannot be read
+    /// is one document too, and featurising it reports why).
+    Document,
+    /// An mbox of two or more messages (a mailing list's archive, a mail program's export).
+    Mbox(Scan),
+    /// A compressed mbox of two or more messages (a list archive's `2024-January.txt.gz`); the
+    /// spans are in what it holds once decompressed.
+    PackedMbox(Scan),
+}
+
+/// Whether the file at `path` is an mbox of two or more messages, compressed or not. Reads its
+/// first kilobyte; an mbox is then scanned, and a compressed file is decompressed whole only
+/// when what it holds starts with a `From ` separator.
+pub fn probe_file(path: &Path) -> Probe {
+    use crate::text::input::compressed::Compression;
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return Probe::Document;
+    };
+    let mut head = Vec::with_capacity(1024);
+    if file.take(1024).read_to_end(&mut head).is_err() {
+        return Probe::Document;
+    }
+    if bytes_look_like_mbox(&head) {
+        return match scan_file(path) {
+            Ok(scan) if scan.spans.len() >= 2 => Probe::Mbox(scan),
+            _ => Probe::Document,
+        };
+    }
+    if Compression::detect(&head).is_none() {
+        return Probe::Document;
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return Probe::Document;
+    };
+    match unpack(&bytes, path, MAX_PACKED_MBOX_BYTES) {
+        Ok(Some((whole, warning))) => match scan_bytes(&whole, path) {
+            Ok(mut scan) if scan.spans.len() >= 2 => {
+                scan.warnings.extend(warning);
+                Probe::PackedMbox(scan)
+            }
+            _ => Probe::Document,
+        },
+        _ => Probe::Document,
+    }
+}
+
 /// A message split out of an mbox held in memory: its name (`NAME@OFFSET`, the offset of its
 /// `From ` line) and its bytes with the quoting undone.
 pub type Message<'b> = (String, Cow<'b, [u8]>);
 
 /// The messages of `bytes` when they are an mbox of two or more messages, with the scan's
 /// warnings; `None` otherwise: a single message with a `From ` line (as procmail hands one
-/// over) is one document, not an mbox to split. `name` names the input (`-` for standard
-/// input).
-pub fn split_bytes<'b>(bytes: &'b [u8], name: &str) -> Option<(Vec<Message<'b>>, Vec<String>)> {
+/// over) is one document, not an mbox to split. A compressed mbox (`archive.mbox.gz`) splits
+/// as what it holds, at most `max_unpacked` bytes of it, its messages named by their offsets
+/// there. `name` names the input (`-` for standard input).
+pub fn split_bytes<'b>(
+    bytes: &'b [u8],
+    name: &str,
+    max_unpacked: usize,
+) -> Option<(Vec<Message<'b>>, Vec<String>)> {
+    if let Ok(Some((whole, warning))) = unpack(bytes, Path::new(name), max_unpacked) {
+        // A compressed mbox (`archive.mbox.gz`) splits as what it holds; its messages are
+        // named by their offsets in the decompressed bytes.
+        let (messages, mut warnings) = split_bytes(&whole, name, max_unpacked)?;
+        warnings.extend(warning);
+        let owned = messages
+            .into_iter()
+            .map(|(n, m)| (n, Cow::Owned(m.into_owned())))
+            .collect();
+        return Some((owned, warnings));
+    }
     if !bytes_look_like_mbox(bytes) {
         return None;
     }
@@ -531,10 +638,10 @@ mod tests {
     #[test]
     fn only_two_or_more_messages_are_split() {
         let one = format!("{SEP1}\nSubject: a\n\none\n");
-        assert!(split_bytes(one.as_bytes(), "-").is_none());
-        assert!(split_bytes(b"Subject: a\n\nplain mail\n", "-").is_none());
+        assert!(split_bytes(one.as_bytes(), "-", 1 << 20).is_none());
+        assert!(split_bytes(b"Subject: a\n\nplain mail\n", "-", 1 << 20).is_none());
         let two = format!("{one}\n{SEP2}\nSubject: b\n\n>From two\n");
-        let (messages, warnings) = split_bytes(two.as_bytes(), "-").unwrap();
+        let (messages, warnings) = split_bytes(two.as_bytes(), "-", 1 << 20).unwrap();
         assert!(warnings.is_empty());
         assert_eq!(messages[0].0, "-@0");
         assert_eq!(messages[1].0, format!("-@{}", one.len() + 1));
