@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
 use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
@@ -449,7 +450,6 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
             // A file that is an mbox of two or more messages, compressed or not (a mailing
             // list's archive, `2024-January.txt.gz`), gives its messages; the first kilobyte
             // of every file is read to tell, in parallel.
-            use rayon::prelude::*;
             let documents: Vec<(Vec<Source>, Vec<String>)> = batch
                 .par_iter()
                 .map(|f| {

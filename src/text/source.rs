@@ -93,20 +93,17 @@ impl Source {
     /// messages of an mbox of two or more, compressed or not, else the file itself; the mbox
     /// scan's warnings go to `warn`.
     pub fn documents_of(path: &Path, warn: &mut dyn FnMut(&str)) -> Vec<Source> {
-        let (scan, packed) = match mbox::probe_file(path) {
+        let (scan, kind): (_, fn(MboxSpan) -> Kind) = match mbox::probe_file(path) {
             mbox::Probe::Document => return vec![Source::file(path)],
-            mbox::Probe::Mbox(scan) => (scan, false),
-            mbox::Probe::PackedMbox(scan) => (scan, true),
+            mbox::Probe::Mbox(scan) => (scan, Kind::Mbox),
+            mbox::Probe::PackedMbox(scan) => (scan, Kind::PackedMbox),
         };
         scan.warnings.iter().for_each(|w| warn(w));
-        let spans = scan.spans.into_iter();
-        if packed {
-            spans
-                .map(|s| Source::packed_mbox_message(path, s))
-                .collect()
-        } else {
-            spans.map(|s| Source::mbox_message(path, s)).collect()
-        }
+        let message = |span| Source {
+            path: path.to_path_buf(),
+            kind: kind(span),
+        };
+        scan.spans.into_iter().map(message).collect()
     }
 
     /// Whether the document is a message of a compressed mbox.
@@ -260,7 +257,7 @@ fn unpacked(path: &Path, mut file: std::fs::File) -> Result<std::rc::Rc<Vec<u8>>
     let mut packed = Vec::new();
     file.read_to_end(&mut packed)
         .map_err(|e| Error::io(path, e))?;
-    let whole = match mbox::unpack(&packed, path, mbox::MAX_PACKED_MBOX_BYTES)? {
+    let whole = match mbox::unpack_packed(&packed, path)? {
         Some((whole, _)) => Rc::new(whole),
         None => {
             return Err(Error::io(

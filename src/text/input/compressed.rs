@@ -105,6 +105,44 @@ pub fn decompress(data: &[u8], kind: Compression, max: usize) -> Result<Decompre
     }
 }
 
+/// What compressed `bytes` hold, at most `max` bytes of it, and a warning for each thing left
+/// out (the data cut short, more than `max` bytes; `limit` names the bound for people, such as
+/// `--max-document-bytes`); `None` when `bytes` are not compressed. Damaged data is an error
+/// naming `path`. What a document and a compressed mbox share.
+pub fn decompress_within(
+    bytes: &[u8],
+    path: &std::path::Path,
+    max: usize,
+    limit: &str,
+) -> crate::error::Result<Option<(Vec<u8>, Vec<String>)>> {
+    let Some(kind) = Compression::detect(bytes) else {
+        return Ok(None);
+    };
+    let out = decompress(bytes, kind, max).map_err(|reason| crate::error::Error::Binary {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    let mut warnings = Vec::new();
+    if out.truncated {
+        warnings.push(format!(
+            "{}: its {} data ends early (the file is cut, or more than {max} bytes compressed): only the {} bytes before were read",
+            path.display(),
+            kind.name(),
+            out.bytes.len()
+        ));
+    }
+    let mut whole = out.bytes;
+    if whole.len() > max {
+        warnings.push(format!(
+            "{}: holds more than {max} bytes once decompressed ({}), only the first {max} were read ({limit})",
+            path.display(),
+            kind.name()
+        ));
+        whole.truncate(max);
+    }
+    Ok(Some((whole, warnings)))
+}
+
 /// Copies until `out` is full or `from` ends.
 fn copy(mut from: impl Read, out: &mut Capped) -> io::Result<()> {
     let mut buffer = [0u8; 64 * 1024];

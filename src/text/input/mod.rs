@@ -95,31 +95,11 @@ pub fn read_document(path: &Path, limits: InputLimits) -> Result<Document> {
 /// (gzip, bzip2, xz, zstd) are first decompressed, and the limit applies to what they hold.
 pub fn document_from_bytes(bytes: &[u8], path: &Path, limits: InputLimits) -> Result<Document> {
     let max = limits.max_bytes;
-    if let Some(kind) = compressed::Compression::detect(bytes) {
-        let out = compressed::decompress(bytes, kind, max).map_err(|reason| Error::Binary {
-            path: path.to_path_buf(),
-            reason,
-        })?;
-        if out.truncated {
-            log::warn!(
-                "{}: its {} data ends early (the file is cut, or more than {max} bytes compressed): only the {} bytes before were read",
-                path.display(),
-                kind.name(),
-                out.bytes.len()
-            );
-        }
-        if out.bytes.len() > max {
-            log::warn!(
-                "{}: holds more than {max} bytes once decompressed ({}), only the first {max} were read (--max-document-bytes)",
-                path.display(),
-                kind.name()
-            );
-        }
-        return parse_document(
-            &out.bytes[..out.bytes.len().min(max)],
-            path,
-            limits.max_mime_depth,
-        );
+    if let Some((whole, warnings)) =
+        compressed::decompress_within(bytes, path, max, "--max-document-bytes")?
+    {
+        warnings.iter().for_each(|w| log::warn!("{w}"));
+        return parse_document(&whole, path, limits.max_mime_depth);
     }
     if bytes.len() > max {
         log::warn!(

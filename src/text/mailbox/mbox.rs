@@ -110,41 +110,32 @@ pub fn scan_bytes(bytes: &[u8], name: &Path) -> Result<Scan> {
 /// few megabytes; a larger one is read up to here, with a warning).
 pub const MAX_PACKED_MBOX_BYTES: usize = 1 << 30;
 
-/// What a compressed mbox holds once decompressed, at most `max` bytes of it, with a warning
-/// when that was not all; `None` when `bytes` are not compressed or what they hold does not
-/// start with a `From ` separator (only its first kilobyte is then decompressed).
-pub fn unpack(bytes: &[u8], name: &Path, max: usize) -> Result<Option<(Vec<u8>, Option<String>)>> {
-    use crate::text::input::compressed::{decompress, Compression};
-    let Some(kind) = Compression::detect(bytes) else {
-        return Ok(None);
-    };
-    let binary = |reason| Error::Binary {
-        path: name.to_path_buf(),
-        reason,
-    };
-    if !bytes_look_like_mbox(&decompress(bytes, kind, 1024).map_err(binary)?.bytes) {
-        return Ok(None);
+/// [`MAX_PACKED_MBOX_BYTES`] for people, in warnings.
+const PACKED_LIMIT: &str = "the 1 GiB read of a compressed mbox";
+
+/// What a compressed mbox holds once decompressed, at most `max` bytes of it (`limit` names
+/// that bound for people), with warnings for what was left out
+/// ([`decompress_within`](crate::text::input::compressed::decompress_within)); `None` when
+/// `bytes` are not compressed or what they hold does not start with a `From ` separator (only
+/// its first kilobyte is then decompressed).
+pub fn unpack(
+    bytes: &[u8],
+    name: &Path,
+    max: usize,
+    limit: &str,
+) -> Result<Option<(Vec<u8>, Vec<String>)>> {
+    use crate::text::input::compressed::decompress_within;
+    match decompress_within(bytes, name, 1024, limit)? {
+        Some((head, _)) if bytes_look_like_mbox(&head) => {
+            decompress_within(bytes, name, max, limit)
+        }
+        _ => Ok(None),
     }
-    let out = decompress(bytes, kind, max).map_err(binary)?;
-    let mut whole = out.bytes;
-    let warning = if whole.len() > max {
-        whole.truncate(max);
-        Some(format!(
-            "{}: holds more than {max} bytes once decompressed ({}); only the messages in the first {max} are read",
-            name.display(),
-            kind.name()
-        ))
-    } else if out.truncated {
-        Some(format!(
-            "{}: its {} data ends early (the file is cut): only the {} bytes before were read",
-            name.display(),
-            kind.name(),
-            whole.len()
-        ))
-    } else {
-        None
-    };
-    Ok(Some((whole, warning)))
+}
+
+/// [`unpack`] as a file of a corpus is read: at most [`MAX_PACKED_MBOX_BYTES`].
+pub fn unpack_packed(bytes: &[u8], path: &Path) -> Result<Option<(Vec<u8>, Vec<String>)>> {
+    unpack(bytes, path, MAX_PACKED_MBOX_BYTES, PACKED_LIMIT)
 }
 
 /// What a file of a folder-per-label corpus holds, for reading it as documents.
@@ -166,29 +157,32 @@ pub enum Probe {
 pub fn probe_file(path: &Path) -> Probe {
     use crate::text::input::compressed::Compression;
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(mut file) = std::fs::File::open(path) else {
         return Probe::Document;
     };
-    let mut head = Vec::with_capacity(1024);
-    if file.take(1024).read_to_end(&mut head).is_err() {
+    // One read (a regular file gives what it has up to the buffer's size), not `read_to_end`,
+    // which reads again to see the end: this runs for every file of a corpus.
+    let mut buffer = [0u8; 1024];
+    let Ok(n) = file.read(&mut buffer) else {
         return Probe::Document;
-    }
-    if bytes_look_like_mbox(&head) {
+    };
+    let head = &buffer[..n];
+    if bytes_look_like_mbox(head) {
         return match scan_file(path) {
             Ok(scan) if scan.spans.len() >= 2 => Probe::Mbox(scan),
             _ => Probe::Document,
         };
     }
-    if Compression::detect(&head).is_none() {
+    if Compression::detect(head).is_none() {
         return Probe::Document;
     }
     let Ok(bytes) = std::fs::read(path) else {
         return Probe::Document;
     };
-    match unpack(&bytes, path, MAX_PACKED_MBOX_BYTES) {
-        Ok(Some((whole, warning))) => match scan_bytes(&whole, path) {
+    match unpack_packed(&bytes, path) {
+        Ok(Some((whole, warnings))) => match scan_bytes(&whole, path) {
             Ok(mut scan) if scan.spans.len() >= 2 => {
-                scan.warnings.extend(warning);
+                scan.warnings.extend(warnings);
                 Probe::PackedMbox(scan)
             }
             _ => Probe::Document,
@@ -211,11 +205,12 @@ pub fn split_bytes<'b>(
     name: &str,
     max_unpacked: usize,
 ) -> Option<(Vec<Message<'b>>, Vec<String>)> {
-    if let Ok(Some((whole, warning))) = unpack(bytes, Path::new(name), max_unpacked) {
+    let unpacked = unpack(bytes, Path::new(name), max_unpacked, "--max-document-bytes");
+    if let Ok(Some((whole, unpack_warnings))) = unpacked {
         // A compressed mbox (`archive.mbox.gz`) splits as what it holds; its messages are
         // named by their offsets in the decompressed bytes.
         let (messages, mut warnings) = split_bytes(&whole, name, max_unpacked)?;
-        warnings.extend(warning);
+        warnings.extend(unpack_warnings);
         let owned = messages
             .into_iter()
             .map(|(n, m)| (n, Cow::Owned(m.into_owned())))
