@@ -148,6 +148,10 @@ pub struct TrainArgs {
     /// No separate features for email Subject, From and To.
     #[arg(long)]
     pub no_email_headers: bool,
+    /// No features from mail header fields other than Subject, From and To (Received, List-Id,
+    /// Date, X-Mailer, ...: by default each field's presence and its words, prefixed by its name).
+    #[arg(long)]
+    pub no_header_fields: bool,
     /// Only words are features: no punctuation, symbols or emoji between them (by default they
     /// are features too).
     #[arg(long)]
@@ -305,6 +309,7 @@ impl TrainArgs {
             stem: self.stem,
             bias: !self.no_bias,
             email_headers: !self.no_email_headers,
+            header_fields: !self.no_header_fields,
             symbols: !self.no_symbols,
             max_document_bytes: self.max_document_bytes,
             max_tokens: self.max_tokens,

@@ -336,7 +336,7 @@ pub fn add_fields(message: &[u8], fields: &[(String, String)], tag: Option<&str>
         let mut out = Vec::with_capacity(message.len() + 200);
         write_fields(&mut out, fields, eol);
         if let Some(tag) = tag {
-            out.extend_from_slice(format!("Subject: [{}]", encode_word(tag)).as_bytes());
+            out.extend_from_slice(format!("Subject: {}", subject_tag(tag)).as_bytes());
             out.extend_from_slice(eol);
         }
         out.extend_from_slice(eol);
@@ -348,7 +348,7 @@ pub fn add_fields(message: &[u8], fields: &[(String, String)], tag: Option<&str>
     let mut tagged = false;
     if let Some(tag) = tag {
         if let Some(at) = subject_value_start(header) {
-            let prefix = format!("[{}] ", encode_word(tag));
+            let prefix = format!("{} ", subject_tag(tag));
             out.extend_from_slice(&header[..at]);
             if !header[at..].starts_with(prefix.as_bytes()) {
                 out.extend_from_slice(prefix.as_bytes());
@@ -364,11 +364,18 @@ pub fn add_fields(message: &[u8], fields: &[(String, String)], tag: Option<&str>
     }
     write_fields(&mut out, fields, eol);
     if let (Some(tag), false) = (tag, tagged) {
-        out.extend_from_slice(format!("Subject: [{}]", encode_word(tag)).as_bytes());
+        out.extend_from_slice(format!("Subject: {}", subject_tag(tag)).as_bytes());
         out.extend_from_slice(eol);
     }
     out.extend_from_slice(&message[end..]);
     out
+}
+
+/// `[tag]`, as one encoded word when the tag is not ASCII (`=?UTF-8?Q?=5BB=C3=BCro=5D?=`):
+/// an encoded word must stand apart from other text to be decoded (RFC 2047, section 5), so
+/// the brackets go inside it.
+fn subject_tag(tag: &str) -> String {
+    encode_word(&format!("[{tag}]"))
 }
 
 fn write_fields(out: &mut Vec<u8>, fields: &[(String, String)], eol: &[u8]) {
@@ -407,6 +414,65 @@ mod tests {
 
     fn fields() -> Vec<(String, String)> {
         vec![("X-Cwtext-Label".into(), "spam".into())]
+    }
+
+    /// A message `cwtext filter` passed on (its fields added, its Subject tagged) gives the
+    /// features it gave before: a refiled, filtered message must not teach the model its own
+    /// earlier verdict. Every fixture mail, each kind of verdict, ASCII and encoded labels.
+    #[test]
+    fn a_filtered_message_has_the_features_of_the_original() {
+        use crate::text::input::parse_bytes;
+        use crate::text::pipeline::{PipelineConfig, DEFAULT_MAX_MIME_DEPTH};
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mail");
+        let mut pipeline = Pipeline::new(&PipelineConfig::default()).unwrap();
+        let mut features = |bytes: &[u8]| {
+            let doc = parse_bytes(bytes, DEFAULT_MAX_MIME_DEPTH).unwrap();
+            pipeline
+                .features(&doc)
+                .map(|f| (f.indices().to_vec(), f.data().to_vec()))
+        };
+        let labels = vec!["spam".to_string(), "Büro".to_string()];
+        let verdicts = [
+            Verdict::Label {
+                label: 0,
+                probability: 0.97,
+                runner_up: Some((1, 0.03)),
+                prior_only: false,
+            },
+            Verdict::Label {
+                label: 1,
+                probability: 0.6,
+                runner_up: Some((0, 0.4)),
+                prior_only: false,
+            },
+            Verdict::Unsure {
+                label: 0,
+                probability: 0.51,
+                runner_up: Some((1, 0.49)),
+                prior_only: false,
+            },
+        ];
+        let mut checked = 0;
+        for folder in ["ham", "spam"] {
+            for entry in std::fs::read_dir(fixtures.join(folder)).unwrap() {
+                let message = std::fs::read(entry.unwrap().path()).unwrap();
+                let before = features(&message);
+                for verdict in &verdicts {
+                    let fields = header_fields(verdict, &labels, "_unsure");
+                    let shown = match verdict {
+                        Verdict::Unsure { .. } => "_unsure",
+                        Verdict::Label { label, .. } => &labels[*label],
+                        Verdict::Error(_) => unreachable!(),
+                    };
+                    for tag in [None, Some(shown)] {
+                        let filtered = add_fields(&message, &fields, tag);
+                        assert_eq!(features(&filtered), before, "{verdict:?}, tag {tag:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 80 * 6);
     }
 
     #[test]

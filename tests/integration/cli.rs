@@ -1123,19 +1123,20 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
-    // With seed 2 and 8 trials, trials beat train's pick on the 17 held-out mails; the pick and
-    // the two most accurate are cross-validated and the winner is the one clearly better
-    // across the 60 mails (the pick unless a challenger is).
+    // With seed 11 and 8 trials, trials beat train's pick on the 6 held-out news posts; the
+    // pick and the two most accurate are cross-validated and the winner is the one clearly
+    // better across the 36 posts (the pick unless a challenger is). (The mail fixtures served
+    // here until their header fields were features: every trial now scores 1.0 on them.)
     let out = cwtext()
-        .args(["tune", "mail", "--include", "train-*", "--budget", "8"])
-        .args(["--max-epochs", "3", "--seed", "2", "-o"])
+        .args(["tune", "news", "--include", "train-*", "--budget", "8"])
+        .args(["--max-epochs", "3", "--seed", "11", "-o"])
         .arg(&model)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("cross-validated on 5 folds (60 documents"),
+        text.contains("cross-validated on 5 folds (36 documents"),
         "{text}"
     );
     let report: serde_json::Value = serde_json::from_str(
@@ -1396,10 +1397,12 @@ fn learning_the_second_half_reaches_the_whole_corpus_accuracy() {
         stderr(&out)
     );
     let (after, target) = (accuracy(&half, test.path()), accuracy(&full, test.path()));
-    // 20 test documents: within one of them (learn protects the kept documents after each
-    // correction, which on these fixtures costs the one mail the whole model gets right).
+    // 20 test documents: at most one of them behind (learn protects the kept documents after
+    // each correction, which cost the one mail the whole model got right when only Subject,
+    // From and To were header features). Ahead is fine: with every header field a feature, the
+    // one epoch of the whole model gets 18 of 20, the half model and its corrections 20.
     assert!(
-        (after - target).abs() <= 0.05 + 1e-9,
+        after >= target - 0.05 - 1e-9,
         "half+learn {after} vs whole {target} (half alone {before})"
     );
     assert!(after >= before);
@@ -1571,12 +1574,21 @@ fn a_new_folder_learned_from_few_refiles_does_not_take_the_old_labels_documents(
     // refiles this depends on the seed's order (0.0 to 1.0 over seeds 1–8 and 42, with the old
     // shuffle as with the permutation of issue 20: means 0.51 and 0.42), so it is checked on
     // average over 8 seeds rather than for one.
+    //
+    // Without the mail's other header fields: with them the two mail labels of these 84
+    // documents are told apart with wide margins, all 20 held-out documents are right, the
+    // probability scale is fitted to its floor (0.0001 against 0.0135), and corrections, which
+    // demand the confidence η on the scaled variance, become minimal: 12 refiles then win 0.15
+    // of the new folder's posts on average (1.0 with `--no-calibrate`, with or without the
+    // fields). On mail alone the fields help new folders (SpamAssassin's five folders, 10
+    // refiles of one: recall 0.33 → 0.50; README, "Corrections").
     let mut total = 0.0;
     for seed in 1..=8 {
         let model = dir.path().join(format!("seed-{seed}.cwm"));
         let out = cwtext()
             .arg("train")
             .arg(trained.path())
+            .arg("--no-header-fields")
             .args(["--seed", &seed.to_string(), "-o"])
             .arg(&model)
             .output()

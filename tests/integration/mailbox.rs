@@ -483,3 +483,42 @@ fn list_archives_in_label_folders_give_their_messages_compressed_or_not() {
         stderr(&out)
     );
 }
+
+/// Mail routed into folders by a header field alone: the same messages went out through two
+/// mailing lists (cross-posted), so the two folders hold the same bodies, Subjects, senders and
+/// relays, and only the List-Id tells them apart. A model of the body, Subject, From and To
+/// gives both copies of a message the same label: exactly half right.
+#[test]
+fn folders_told_apart_by_a_header_field_alone_are_learned() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train_dir, test_dir) = (dir.path().join("train"), dir.path().join("test"));
+    let mut all = mails("ham", "", 40);
+    all.extend(mails("spam", "", 40));
+    for (i, mail) in all.iter().enumerate() {
+        let root = if i % 4 < 3 { &train_dir } else { &test_dir };
+        for (list, id) in [
+            ("alpha", "Alpha users <alpha.lists.example.org>"),
+            ("beta", "Beta users <beta.lists.example.org>"),
+        ] {
+            let mut bytes = format!("List-Id: {id}\n").into_bytes();
+            bytes.extend_from_slice(mail);
+            write(&root.join(list).join(format!("{i}.eml")), &bytes);
+        }
+    }
+    let model = dir.path().join("m.cwm");
+    let accuracy = |extra: &[&str]| {
+        train(train_dir.to_str().unwrap(), extra, &model);
+        let out = cwtext()
+            .args(["eval", "--format", "json", "-m"])
+            .arg(&model)
+            .arg(&test_dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(report["documents"], 40);
+        report["accuracy"].as_f64().unwrap()
+    };
+    assert_eq!(accuracy(&[]), 1.0);
+    assert_eq!(accuracy(&["--no-header-fields"]), 0.5);
+}

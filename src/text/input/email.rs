@@ -90,10 +90,13 @@ fn parser() -> &'static MessageParser {
 fn parse_with(parser: &MessageParser, bytes: &[u8], max_depth: usize) -> Option<Document> {
     let message = parser.parse(bytes)?;
     let depths = part_depths(&message.parts);
+    let (fields, own_label) = other_fields(&message);
+    let subject = message.subject().unwrap_or_default();
     let headers = EmailHeaders {
-        subject: message.subject().unwrap_or_default().to_string(),
+        subject: untagged(subject, own_label.as_deref()).to_string(),
         from: addresses(message.from()),
         to: addresses(message.to()),
+        fields,
     };
     let mut body = String::with_capacity(bytes.len());
     body.push_str(&headers.subject);
@@ -152,6 +155,83 @@ fn part_depths(parts: &[MessagePart<'_>]) -> Vec<usize> {
         }
     }
     depth
+}
+
+/// The names of the fields `cwtext filter` adds start with this (lowercased): they are the
+/// classifier's own earlier verdict, not part of the message.
+const OWN_FIELD_PREFIX: &str = "x-cwtext-";
+
+/// The fields of the message's own header other than Subject, From and To (which
+/// [`EmailHeaders`] holds parsed): lowercased name and raw value with its folding and runs of
+/// white space made single spaces. Raw, because the parser skips most fields unparsed (see
+/// [`parser`]) and a field's words are what is wanted; encoded words stay encoded (the same
+/// encoded text gives the same features).
+///
+/// The fields `cwtext filter` added are left out, so that a filtered message reads as it did
+/// before (a model must not learn its own verdicts back from a refiled message, as bogofilter
+/// skips its X-Bogosity line); the value of the label field is returned apart, to take the
+/// filter's `[label] ` tag off the Subject.
+fn other_fields(message: &mail_parser::Message<'_>) -> (Vec<(String, String)>, Option<String>) {
+    use mail_parser::HeaderName;
+    let Some(root) = message.parts.first() else {
+        return (Vec::new(), None);
+    };
+    let raw = message.raw_message();
+    let mut own_label = None;
+    let mut fields = Vec::with_capacity(root.headers.len());
+    for h in &root.headers {
+        if matches!(
+            h.name,
+            HeaderName::Subject | HeaderName::From | HeaderName::To
+        ) {
+            continue;
+        }
+        let Some(value) = raw.get(h.offset_start as usize..h.offset_end as usize) else {
+            continue;
+        };
+        let value_text = String::from_utf8_lossy(value);
+        let mut joined = String::with_capacity(value.len());
+        for word in value_text.split_ascii_whitespace() {
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(word);
+        }
+        let name = h.name.as_str().to_ascii_lowercase();
+        if !name.bytes().all(|b| b.is_ascii_graphic()) {
+            // Not a field (RFC 5322 names are printable ASCII): mail-parser reads an mbox
+            // `From ` line as one named up to its first colon. Return-Path holds its sender.
+            continue;
+        }
+        if let Some(own) = name.strip_prefix(OWN_FIELD_PREFIX) {
+            if own == "label" {
+                // Decoded as the Subject is (a label that is not ASCII is an encoded word).
+                let decoded = mail_parser::parsers::MessageStream::new(value).parse_unstructured();
+                own_label = decoded.as_text().map(str::to_string);
+            }
+            continue;
+        }
+        fields.push((name, joined));
+    }
+    (fields, own_label)
+}
+
+/// `subject` without the `[label] ` tag `cwtext filter --tag` put in front of it, when the
+/// message's label field names that label.
+fn untagged<'a>(subject: &'a str, own_label: Option<&str>) -> &'a str {
+    let Some(label) = own_label else {
+        return subject;
+    };
+    // Spaces inside the brackets: how mail-parser reads `[=?UTF-8?Q?B=C3=BCro?=]`, the tag
+    // of a non-ASCII label as the filter wrote it at first.
+    let Some(rest) = subject
+        .strip_prefix('[')
+        .and_then(|s| s.trim_start_matches(' ').strip_prefix(label))
+        .and_then(|s| s.trim_start_matches(' ').strip_prefix(']'))
+    else {
+        return subject;
+    };
+    rest.strip_prefix(' ').unwrap_or(rest)
 }
 
 fn addresses(address: Option<&Address<'_>>) -> Vec<String> {
@@ -293,6 +373,81 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
                 );
             }
         }
+    }
+
+    /// The other fields of the message's own header come in order, named in lower case, with
+    /// folded lines joined; those of its parts do not come (they describe the part).
+    #[test]
+    fn other_header_fields_come_raw_and_unfolded() {
+        let doc = parse(MAIL, 32).unwrap();
+        let fields = doc.headers.unwrap().fields;
+        let want = [
+            ("return-path", "<alice@Example.COM>"),
+            ("mime-version", "1.0"),
+            ("content-type", "multipart/alternative; boundary=\"b1\""),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(fields, want);
+        let folded =
+            b"Received: from a.example.org\r\n\tby b.example.net;\r\n  Tue, 1 Oct 2002\r\n\
+List-Id: Alpha <alpha.lists.example.org>\r\nSubject: s\r\nFrom: x@y.z\r\n\r\nbody\r\n";
+        let fields = parse(folded, 32).unwrap().headers.unwrap().fields;
+        assert_eq!(
+            fields,
+            vec![
+                (
+                    "received".to_string(),
+                    "from a.example.org by b.example.net; Tue, 1 Oct 2002".to_string()
+                ),
+                (
+                    "list-id".to_string(),
+                    "Alpha <alpha.lists.example.org>".to_string()
+                ),
+            ]
+        );
+    }
+
+    /// What `cwtext filter` adds is not the message: its fields are left out, and its
+    /// `[label] ` tag comes off the Subject when the label field names that label (also in the
+    /// spaced form mail-parser reads an encoded tag in), not otherwise.
+    #[test]
+    fn the_filters_own_fields_and_subject_tag_are_left_out() {
+        let mail = |subject: &str, label: &str| {
+            format!(
+                "From: x@y.z\nSubject: {subject}\nX-Cwtext-Label: {label}\nX-Cwtext-Probability: 0.9\n\
+X-Mailer: m\n\nbody\n"
+            )
+        };
+        let read = |m: String| parse(m.as_bytes(), 32).unwrap().headers.unwrap();
+        let h = read(mail("[spam] cheap pills", "spam"));
+        assert_eq!(h.subject, "cheap pills");
+        assert_eq!(h.fields, vec![("x-mailer".to_string(), "m".to_string())]);
+        assert_eq!(read(mail("[spam]", "spam")).subject, "");
+        assert_eq!(
+            read(mail(
+                "[=?UTF-8?Q?B=C3=BCro?=] Re: x",
+                "=?UTF-8?Q?B=C3=BCro?="
+            ))
+            .subject,
+            "Re: x"
+        );
+        assert_eq!(
+            read(mail(
+                "=?UTF-8?Q?=5BB=C3=BCro=5D?= Re: x",
+                "=?UTF-8?Q?B=C3=BCro?="
+            ))
+            .subject,
+            "Re: x"
+        );
+        // A bracketed subject of the sender's own, or another label's tag, stays.
+        assert_eq!(read(mail("[ham] hello", "spam")).subject, "[ham] hello");
+        assert_eq!(
+            read(mail("[spammy] hello", "spam")).subject,
+            "[spammy] hello"
+        );
     }
 
     #[test]

@@ -20,6 +20,10 @@ pub struct EmailHeaders {
     pub from: Vec<String>,
     /// Recipient addresses, lowercased.
     pub to: Vec<String>,
+    /// Every other field of the message's own header, in order: its name lowercased and its
+    /// value as written (folded lines joined, encoded words left encoded), for
+    /// [`crate::text::pipeline::PipelineConfig::header_fields`].
+    pub fields: Vec<(String, String)>,
 }
 
 /// How the input was understood.

@@ -110,6 +110,11 @@ pub struct PipelineConfig {
     pub bias: bool,
     /// Give email Subject, From and To header-prefixed features of their own.
     pub email_headers: bool,
+    /// Give every other field of a mail's header (Received, List-Id, Date, X-Mailer, ...) its
+    /// presence and its words, each prefixed by the field's name. Absent in models written
+    /// before it existed, which had none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub header_fields: bool,
     /// Punctuation, symbols and emoji between the words are tokens too (see [`super::tokenizer`]).
     /// Absent in models written before it existed, which had none.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -168,6 +173,7 @@ impl Default for PipelineConfig {
             },
             bias: true,
             email_headers: true,
+            header_fields: true,
             symbols: false,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,

@@ -113,6 +113,10 @@ pub const NS_BODY: u8 = 0;
 pub const NS_SUBJECT: u8 = 1;
 pub const NS_FROM: u8 = 2;
 pub const NS_TO: u8 = 3;
+/// A header field's name: its presence, and the prefix its words are hashed under.
+pub const NS_FIELD: u8 = 4;
+/// The words of a header field's value, before they are joined to the field's name.
+pub const NS_FIELD_WORD: u8 = 5;
 
 /// The 64-bit hash of a token in a namespace.
 #[inline]

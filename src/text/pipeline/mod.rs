@@ -35,7 +35,10 @@ pub use config::{
     HASH_BITS_RANGE,
 };
 use filter::TokenFilter;
-use hash::{bucket, token_hash, HashMap, NS_BODY, NS_FROM, NS_SUBJECT, NS_TO};
+use hash::{
+    bucket, ngram_hash, token_hash, HashMap, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_FROM, NS_SUBJECT,
+    NS_TO,
+};
 use ngrams::Ngrams;
 use tokenizer::Tokenizer;
 pub use trace::TracedFeature;
@@ -282,6 +285,16 @@ impl Pipeline {
         self.grams.extend(
             address_features(headers).map(|(namespace, feature)| token_hash(namespace, feature)),
         );
+        if self.config.header_fields {
+            for (name, value) in &headers.fields {
+                let field = token_hash(NS_FIELD, name);
+                self.grams.push(field);
+                self.tokens.clear();
+                self.push_tokens(value, NS_FIELD_WORD);
+                self.grams
+                    .extend(self.tokens.iter().map(|&word| ngram_hash(field, word)));
+            }
+        }
     }
 }
 
@@ -440,7 +453,8 @@ mod tests {
 
     #[test]
     fn trace_gives_the_same_buckets_with_their_text() {
-        let mail = b"From: Bob <bob@mail.example.com>\nTo: x@y.org\nSubject: Cheap Offer\n\n\
+        let mail = b"From: Bob <bob@mail.example.com>\nTo: x@y.org\nSubject: Cheap Offer\n\
+            List-Id: Alpha Users <alpha.lists.example.org>\n\n\
             The Shuttle's orbit, naive and na\xc3\xafve; the orbit again.\n";
         let doc = parse_bytes(mail, DEFAULT_MAX_MIME_DEPTH).unwrap();
         let mut stemmed = PipelineConfig {
@@ -462,6 +476,8 @@ mod tests {
                 "from:bob@mail.example.com",
                 "from:example.com",
                 "to:y.org",
+                "header:list-id",
+                "list-id:alpha.lists.example.org",
             ] {
                 assert!(texts.contains(&want), "{want} not in {texts:?}");
             }
@@ -485,6 +501,11 @@ mod tests {
         let json = serde_json::to_string(&config).unwrap();
         let back: PipelineConfig = serde_json::from_str(&json).unwrap();
         assert_eq!(back, config);
+        // Models written before header fields were features read as having none.
+        let old = json.replace(",\"header_fields\":true", "");
+        assert_ne!(old, json);
+        let back: PipelineConfig = serde_json::from_str(&old).unwrap();
+        assert!(!back.header_fields);
         assert!(json.contains("\"type\":\"stop_words\""), "{json}");
         // Models written before subword tokenisers existed hold exactly this.
         assert!(
@@ -548,6 +569,46 @@ mod tests {
         config.email_headers = false;
         let plain = features(&config, mail).unwrap();
         assert!(plain.nnz() < x.nnz());
+    }
+
+    /// Every other field gives its presence and its words under its own name: the same word in
+    /// List-Id and in Received are two features, and neither is the body's word.
+    #[test]
+    fn other_header_fields_give_their_presence_and_words() {
+        let mut config = PipelineConfig {
+            max_ngram: 1,
+            ..PipelineConfig::default()
+        };
+        let mail = b"Received: from relay.alpha.example.org by mx.example.com\n\
+            List-Id: <alpha.example.org>\nFrom: a@b.c\nSubject: s\n\nhello\n";
+        let x = features(&config, mail).unwrap();
+        let field = |name: &str| token_hash(NS_FIELD, name);
+        let word = |name: &str, w: &str| ngram_hash(field(name), token_hash(NS_FIELD_WORD, w));
+        let want = [
+            field("received"),
+            field("list-id"),
+            word("received", "relay.alpha.example.org"),
+            word("received", "mx.example.com"),
+            word("list-id", "alpha.example.org"),
+        ];
+        for hash in want {
+            assert!(x.get(bucket(hash, config.hash_bits) as usize).is_some());
+        }
+        // "from" and "by" are stop words in Received as in the body.
+        assert!(x
+            .get(bucket(word("received", "by"), config.hash_bits) as usize)
+            .is_none());
+        // 5 + the body's hello and s (the body starts with the Subject), subject:s, from:a@b.c,
+        // from:b.c, the bias.
+        assert_eq!(x.nnz(), 11);
+        config.header_fields = false;
+        let without = features(&config, mail).unwrap();
+        assert_eq!(without.nnz(), 6);
+        for hash in want {
+            assert!(without
+                .get(bucket(hash, config.hash_bits) as usize)
+                .is_none());
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! vocabulary. It takes the general path on purpose (a string per feature), and must give the
 //! buckets the fast path gives (a test in [`super`] compares them).
 
-use super::hash::{bucket, ngram_hash, token_hash, NS_BODY, NS_SUBJECT};
+use super::hash::{bucket, ngram_hash, token_hash, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_SUBJECT};
 use super::{address_features, filtered, namespace_prefix, Pipeline};
 use crate::text::input::Document;
 
@@ -45,6 +45,15 @@ impl Pipeline {
                     token_hash(namespace, feature),
                     format!("{}{feature}", namespace_prefix(namespace)),
                 );
+            }
+            if self.config.header_fields {
+                for (name, value) in &headers.fields {
+                    let field = token_hash(NS_FIELD, name);
+                    push(field, format!("header:{name}"));
+                    for (hash, token) in self.traced_tokens(value, NS_FIELD_WORD) {
+                        push(ngram_hash(field, hash), format!("{name}:{token}"));
+                    }
+                }
             }
         }
         out
