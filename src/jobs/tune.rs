@@ -32,7 +32,8 @@ use crate::jobs::examples::{for_each, Example, ExampleSource, Subset};
 use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
-    base_unless_clearly_better, check_epochs, featurize_cached, TrainSettings, Trained, Trainer,
+    base_unless_clearly_better, check_epochs, featurize_cached, most_accurate, TrainSettings,
+    Trained, Trainer,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
@@ -640,15 +641,12 @@ fn most_accurate_first(trials: &[Trial]) -> Vec<usize> {
 }
 
 /// What plain `train` would pick: the first `choices` trials are what it chooses among, and it
-/// keeps the first (its base) unless another is better on the held-out fifth by more than a
-/// standard error of the paired difference (its own rule,
-/// [`crate::jobs::train::base_unless_clearly_better`]).
+/// takes the most accurate on the held-out fifth, the earliest on ties (its own rule,
+/// [`crate::jobs::train::most_accurate`]).
 fn trains_pick(trials: &[Trial], choices: usize) -> usize {
-    base_unless_clearly_better(
-        &trials[..choices.min(trials.len())],
-        |t| t.validation_accuracy,
-        |t| &t.right,
-    )
+    most_accurate(&trials[..choices.min(trials.len())], |t| {
+        t.validation_accuracy
+    })
 }
 
 /// The [`CHALLENGERS`] most accurate trials on the held-out fifth that are more accurate than
