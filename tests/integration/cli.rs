@@ -8,7 +8,8 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{
-    assert_no_panic, assert_refused, cwtext, fixtures, stderr, stdout, with_closed_stdout,
+    assert_no_panic, assert_refused, cwtext, eval_json, fixtures, stderr, stdout,
+    with_closed_stdout,
 };
 
 /// Compares with (or, with CWTEXT_BLESS=1, writes) a golden file: the same lines and words, and
@@ -125,25 +126,6 @@ fn train_seed(corpus: &str, seed: &str, extra: &[&str]) -> (tempfile::TempDir, P
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     (dir, model)
-}
-
-/// `cwtext eval CORPUS --format json -m MODEL [EXTRA…]` (from the fixture folder), which must
-/// succeed; its JSON report.
-fn eval_json(
-    model: &Path,
-    corpus: impl AsRef<std::ffi::OsStr>,
-    extra: &[&str],
-) -> serde_json::Value {
-    let out = cwtext()
-        .arg("eval")
-        .arg(corpus)
-        .args(["--format", "json", "-m"])
-        .arg(model)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

@@ -29,6 +29,25 @@ pub fn cwtext() -> Command {
     cmd
 }
 
+/// `cwtext eval CORPUS --format json -m MODEL [EXTRA…]` (from the fixture folder), which must
+/// succeed; its JSON report.
+pub fn eval_json(
+    model: &Path,
+    corpus: impl AsRef<std::ffi::OsStr>,
+    extra: &[&str],
+) -> serde_json::Value {
+    let out = cwtext()
+        .arg("eval")
+        .arg(corpus)
+        .args(["--format", "json", "-m"])
+        .arg(model)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{self, cwtext, stderr, stdout};
+use crate::common::{self, cwtext, eval_json, stderr, stdout};
 
 /// The fixture mails, without their mbox `From ` line (a Maildir file has none).
 fn mails(folder: &str, prefix: &str, n: usize) -> Vec<Vec<u8>> {
@@ -189,13 +189,7 @@ fn eval_learn_and_tune_read_stores_too() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.cwm");
     train("mailstores/maildir", &[], &model);
-    let out = cwtext()
-        .args(["eval", "mailstores/mbox", "--format", "json", "-m"])
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let json = eval_json(&model, "mailstores/mbox", &[]);
     assert_eq!(json["documents"], 24);
     assert!(json["accuracy"].as_f64().unwrap() >= 0.9, "{json}");
     let out = cwtext()
@@ -508,14 +502,7 @@ fn folders_told_apart_by_a_header_field_alone_are_learned() {
     let model = dir.path().join("m.cwm");
     let accuracy = |extra: &[&str]| {
         train(train_dir.to_str().unwrap(), extra, &model);
-        let out = cwtext()
-            .args(["eval", "--format", "json", "-m"])
-            .arg(&model)
-            .arg(&test_dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let report = eval_json(&model, &test_dir, &[]);
         assert_eq!(report["documents"], 40);
         report["accuracy"].as_f64().unwrap()
     };

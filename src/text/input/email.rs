@@ -189,14 +189,6 @@ fn other_fields(message: &mail_parser::Message<'_>) -> (Vec<(String, String)>, O
         let Some(value) = raw.get(h.offset_start as usize..h.offset_end as usize) else {
             continue;
         };
-        let value_text = String::from_utf8_lossy(value);
-        let mut joined = String::with_capacity(value.len());
-        for word in value_text.split_ascii_whitespace() {
-            if !joined.is_empty() {
-                joined.push(' ');
-            }
-            joined.push_str(word);
-        }
         let name = h.name.as_str().to_ascii_lowercase();
         if !name.bytes().all(|b| b.is_ascii_graphic()) {
             // Not a field (RFC 5322 names are printable ASCII): mail-parser reads an mbox
@@ -210,6 +202,13 @@ fn other_fields(message: &mail_parser::Message<'_>) -> (Vec<(String, String)>, O
                 own_label = decoded.as_text().map(str::to_string);
             }
             continue;
+        }
+        let mut joined = String::with_capacity(value.len());
+        for word in String::from_utf8_lossy(value).split_ascii_whitespace() {
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(word);
         }
         fields.push((name, joined));
     }
