@@ -148,8 +148,10 @@ pub struct TrainArgs {
     /// No separate features for email Subject, From and To.
     #[arg(long)]
     pub no_email_headers: bool,
-    /// No features from mail header fields other than Subject, From and To (Received, List-Id,
-    /// Date, X-Mailer, ...: by default each field's presence and its words, prefixed by its name).
+    /// No features from mail header fields other than Subject, From and To (List-Id, X-Mailer,
+    /// Content-Type, the Received hosts, ...: by default each field's presence and its words,
+    /// prefixed by its name; fields that name the message's moment or the owner's delivery, such
+    /// as Date and Delivered-To, are never features).
     #[arg(long)]
     pub no_header_fields: bool,
     /// Only words are features: no punctuation, symbols or emoji between them (by default they

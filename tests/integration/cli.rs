@@ -1105,29 +1105,29 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
-    // With seed 20 and 8 trials, trials beat train's pick on the 19 held-out documents of the
-    // mail and news fixtures together; the pick and the two most accurate are cross-validated
-    // and the winner is the one clearly better across the 96 documents (the pick unless a
-    // challenger is). (The mail fixtures alone served here until their header fields were
-    // features: every trial now scores 1.0 on them.)
-    let mut files = mail_files("train-");
-    files.extend(fixture_files(
-        "news",
-        &["rec.sport.hockey", "sci.space", "talk.politics.mideast"],
-        "train-",
-    ));
-    let mixed = link_corpus(&files);
+    // With seed 133 and 8 trials, two trials beat train's pick on the 17 held-out mail
+    // fixtures; the pick and those two are cross-validated and the winner is the one clearly
+    // better across the 60 documents (the pick unless a challenger is). The seed is one that
+    // reaches this path: most seeds find no trial ahead of the pick on so small a corpus.
     let out = cwtext()
-        .arg("tune")
-        .arg(mixed.path())
-        .args(["--budget", "8", "--max-epochs", "3", "--seed", "20", "-o"])
+        .args([
+            "tune",
+            "mail",
+            "--include",
+            "train-*",
+            "--budget",
+            "8",
+            "--max-epochs",
+            "3",
+        ])
+        .args(["--seed", "133", "-o"])
         .arg(&model)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("cross-validated on 5 folds (96 documents"),
+        text.contains("cross-validated on 5 folds (60 documents"),
         "{text}"
     );
     let report: serde_json::Value = serde_json::from_str(

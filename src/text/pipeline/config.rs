@@ -110,11 +110,16 @@ pub struct PipelineConfig {
     pub bias: bool,
     /// Give email Subject, From and To header-prefixed features of their own.
     pub email_headers: bool,
-    /// Give every other field of a mail's header (Received, List-Id, Date, X-Mailer, ...) its
-    /// presence and its words, each prefixed by the field's name. Absent in models written
+    /// Give the other fields of a mail's header (List-Id, X-Mailer, Content-Type, the hosts of
+    /// Received, ...) their presence and their words, each prefixed by the field's name; which
+    /// fields and which part of each is [`super::fields::field_use`]. Absent in models written
     /// before it existed, which had none.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub header_fields: bool,
+    /// Which fields, and which part of each, [`Self::header_fields`] reads. Absent in models
+    /// written while every field was read whole, which go on reading them so.
+    #[serde(default, skip_serializing_if = "FieldRule::is_every_field_whole")]
+    pub field_rule: FieldRule,
     /// Punctuation, symbols and emoji between the words are tokens too (see [`super::tokenizer`]).
     /// Absent in models written before it existed, which had none.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -174,11 +179,30 @@ impl Default for PipelineConfig {
             bias: true,
             email_headers: true,
             header_fields: true,
+            field_rule: FieldRule::Stable,
             symbols: false,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
             max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
         }
+    }
+}
+
+/// Which header fields give features (see [`super::fields`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldRule {
+    /// Every field, its whole value: what models written from a23cc96 until the rule below
+    /// read (the default of a model file that names no rule).
+    #[default]
+    EveryFieldWhole,
+    /// [`super::fields::field_use`]: the fields and parts that recur in later mail.
+    Stable,
+}
+
+impl FieldRule {
+    fn is_every_field_whole(&self) -> bool {
+        *self == FieldRule::EveryFieldWhole
     }
 }
 

@@ -13,6 +13,7 @@
 
 pub mod ascii;
 pub mod config;
+pub mod fields;
 pub mod filter;
 pub mod hash;
 pub mod ngrams;
@@ -29,11 +30,12 @@ use crate::error::Result;
 use crate::features::FeatureVector;
 use crate::text::input::{Document, EmailHeaders};
 use ascii::{AsciiChain, AsciiToken};
-use config::{FilterConfig, TokenizerConfig};
 pub use config::{
-    PipelineConfig, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_MIME_DEPTH, DEFAULT_MAX_TOKENS,
-    HASH_BITS_RANGE,
+    FieldRule, PipelineConfig, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_MIME_DEPTH,
+    DEFAULT_MAX_TOKENS, HASH_BITS_RANGE,
 };
+use config::{FilterConfig, TokenizerConfig};
+use fields::FieldUse;
 use filter::TokenFilter;
 use hash::{
     bucket, ngram_hash, token_hash, HashMap, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_FROM, NS_SUBJECT,
@@ -287,12 +289,19 @@ impl Pipeline {
         );
         if self.config.header_fields {
             for (name, value) in &headers.fields {
+                let words = match fields::field_use(self.config.field_rule, name, value) {
+                    FieldUse::Skip => continue,
+                    FieldUse::Presence => None,
+                    FieldUse::Words(words) => Some(words),
+                };
                 let field = token_hash(NS_FIELD, name);
                 self.grams.push(field);
-                self.tokens.clear();
-                self.push_tokens(value, NS_FIELD_WORD);
-                self.grams
-                    .extend(self.tokens.iter().map(|&word| ngram_hash(field, word)));
+                if let Some(words) = words {
+                    self.tokens.clear();
+                    self.push_tokens(&words, NS_FIELD_WORD);
+                    self.grams
+                        .extend(self.tokens.iter().map(|&word| ngram_hash(field, word)));
+                }
             }
         }
     }
@@ -506,6 +515,12 @@ mod tests {
         assert_ne!(old, json);
         let back: PipelineConfig = serde_json::from_str(&old).unwrap();
         assert!(!back.header_fields);
+        // Models written while every field was read whole name no rule, and go on so.
+        let whole = json.replace(",\"field_rule\":\"stable\"", "");
+        assert_ne!(whole, json);
+        let back: PipelineConfig = serde_json::from_str(&whole).unwrap();
+        assert!(back.header_fields);
+        assert_eq!(back.field_rule, FieldRule::EveryFieldWhole);
         assert!(json.contains("\"type\":\"stop_words\""), "{json}");
         // Models written before subword tokenisers existed hold exactly this.
         assert!(
@@ -573,6 +588,81 @@ mod tests {
 
     /// Every other field gives its presence and its words under its own name: the same word in
     /// List-Id and in Received are two features, and neither is the body's word.
+    /// Mail of another day, delivered to another of the owner's addresses, through the same
+    /// hosts: the same features. What names a message's moment (Date, the relays' queue ids,
+    /// addresses and times, Message-ID's local part) or the owner's delivery and mail store
+    /// (Delivered-To, Status, X-Keywords) never recurs in later mail, and many such features
+    /// together outweighed the body across periods (see [`fields`]).
+    #[test]
+    fn a_message_s_moment_and_delivery_give_no_features() {
+        let config = PipelineConfig::default();
+        let mail = |date: &str, id: &str, ip: &str, to: &str, status: &str| {
+            format!(
+                "Received: from relay.alpha.example.org (relay.alpha.example.org [{ip}]) \
+                 by mx.example.com with ESMTP id {id}; {date}\n\
+                 Message-ID: <{id}.{date}@relay.alpha.example.org>\nDate: {date}\n\
+                 Delivered-To: {to}\nStatus: {status}\nX-Keywords: {status}\n\
+                 DKIM-Signature: v=1; b={id}\nX-Mailer: Alpha Mailer 2.1\n\
+                 From: a@alpha.example.org\nSubject: weekly report\n\nthe figures\n"
+            )
+            .into_bytes()
+        };
+        let monday = mail(
+            "Mon, 12 Aug 2002",
+            "8A1B2C",
+            "192.0.2.7",
+            "me@owner.org",
+            "RO",
+        );
+        let later = mail(
+            "Tue, 3 Nov 2026",
+            "Q77Z9",
+            "198.51.100.9",
+            "old@owner.org",
+            "N",
+        );
+        let (x, y) = (
+            features(&config, &monday).unwrap(),
+            features(&config, &later).unwrap(),
+        );
+        assert_eq!(x, y);
+        // The hosts, the ids' domain, the mailer's words and the signature's presence stay.
+        let field = |name: &str| token_hash(NS_FIELD, name);
+        let word = |name: &str, w: &str| ngram_hash(field(name), token_hash(NS_FIELD_WORD, w));
+        for hash in [
+            word("received", "relay.alpha.example.org"),
+            word("message-id", "relay.alpha.example.org"),
+            word("x-mailer", "alpha"),
+            field("dkim-signature"),
+        ] {
+            assert!(x.get(bucket(hash, config.hash_bits) as usize).is_some());
+        }
+        for hash in [
+            field("date"),
+            field("delivered-to"),
+            word("received", "8a1b2c"),
+        ] {
+            assert!(x.get(bucket(hash, config.hash_bits) as usize).is_none());
+        }
+        // A model written while every field was read whole reads them so still.
+        let whole = PipelineConfig {
+            field_rule: FieldRule::EveryFieldWhole,
+            ..config
+        };
+        let (x, y) = (
+            features(&whole, &monday).unwrap(),
+            features(&whole, &later).unwrap(),
+        );
+        assert_ne!(x, y);
+        for hash in [
+            field("date"),
+            field("delivered-to"),
+            word("received", "8a1b2c"),
+        ] {
+            assert!(x.get(bucket(hash, whole.hash_bits) as usize).is_some());
+        }
+    }
+
     #[test]
     fn other_header_fields_give_their_presence_and_words() {
         let mut config = PipelineConfig {

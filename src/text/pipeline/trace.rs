@@ -2,6 +2,7 @@
 //! vocabulary. It takes the general path on purpose (a string per feature), and must give the
 //! buckets the fast path gives (a test in [`super`] compares them).
 
+use super::fields::{field_use, FieldUse};
 use super::hash::{bucket, ngram_hash, token_hash, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_SUBJECT};
 use super::{address_features, filtered, namespace_prefix, Pipeline};
 use crate::text::input::Document;
@@ -48,9 +49,16 @@ impl Pipeline {
             }
             if self.config.header_fields {
                 for (name, value) in &headers.fields {
+                    let words = match field_use(self.config.field_rule, name, value) {
+                        FieldUse::Skip => continue,
+                        FieldUse::Presence => None,
+                        FieldUse::Words(words) => Some(words),
+                    };
                     let field = token_hash(NS_FIELD, name);
                     push(field, format!("header:{name}"));
-                    for (hash, token) in self.traced_tokens(value, NS_FIELD_WORD) {
+                    for (hash, token) in
+                        words.map_or(Vec::new(), |w| self.traced_tokens(&w, NS_FIELD_WORD))
+                    {
                         push(ngram_hash(field, hash), format!("{name}:{token}"));
                     }
                 }
