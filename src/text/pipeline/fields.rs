@@ -108,7 +108,7 @@ const PRESENCE_ONLY: &[&str] = &[
 ];
 
 /// Prefixes of presence-only fields: Exchange's dozens of fields of GUIDs and times.
-const PRESENCE_ONLY_PREFIXES: &[&str] = &["x-ms-exchange-", "x-ms-", "x-microsoft-"];
+const PRESENCE_ONLY_PREFIXES: &[&str] = &["x-ms-", "x-microsoft-"];
 
 /// Fields made of relay hops: `from HOST (HOST [IP]) by HOST with ESMTP id QUEUEID; DATE`.
 const RELAY_FIELDS: &[&str] = &["received", "x-received"];
