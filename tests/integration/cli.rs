@@ -1023,21 +1023,17 @@ fn experiment_commands_print_their_tables() {
 fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("tuned.cwm");
-    let out = cwtext()
-        .args([
-            "tune",
-            "mail",
-            "--include",
-            "train-*",
-            "--budget",
-            "5",
-            "--max-epochs",
-            "3",
-            "-o",
-        ])
-        .arg(&model)
-        .output()
-        .unwrap();
+    // `tune` on the mail fixtures' training files, at most 3 epochs a trial, into `model`.
+    let tune = |extra: &[&str]| {
+        cwtext()
+            .args(["tune", "mail", "--include", "train-*", "--max-epochs", "3"])
+            .args(extra)
+            .arg("-o")
+            .arg(&model)
+            .output()
+            .unwrap()
+    };
+    let out = tune(&["--budget", "5"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let trials: Vec<&str> = text.lines().filter(|l| l.starts_with("trial")).collect();
@@ -1109,21 +1105,7 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     // fixtures; the pick and those two are cross-validated and the winner is the one clearly
     // better across the 60 documents (the pick unless a challenger is). The seed is one that
     // reaches this path: most seeds find no trial ahead of the pick on so small a corpus.
-    let out = cwtext()
-        .args([
-            "tune",
-            "mail",
-            "--include",
-            "train-*",
-            "--budget",
-            "8",
-            "--max-epochs",
-            "3",
-        ])
-        .args(["--seed", "133", "-o"])
-        .arg(&model)
-        .output()
-        .unwrap();
+    let out = tune(&["--budget", "8", "--seed", "133"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
