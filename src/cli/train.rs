@@ -9,7 +9,9 @@ use super::common::{FilterArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
 use cwtext::jobs::plan::{ClusterRequest, TrainOutcome, TrainPlan, TrainRequest};
-use cwtext::learn::learner::{Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind};
+use cwtext::learn::learner::{
+    Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind, WeightPrior,
+};
 use cwtext::model::WeightEncoding;
 use cwtext::text::pipeline::stem::StemLanguage;
 use cwtext::text::pipeline::subword::SubwordKind;
@@ -83,9 +85,16 @@ pub struct TrainArgs {
     #[arg(short, long, value_name = "K|all", help_heading = "Learner")]
     pub k: Option<KBest>,
     /// Confidence η in (0.5, 1): each constraint must hold with this probability (CW, SCW)
-    /// [default: CW chooses 0.99 or 0.9 on the held-out fifth; 0.99 otherwise].
+    /// [default: 0.9 for CW, 0.99 otherwise].
     #[arg(long, help_heading = "Learner")]
     pub eta: Option<f64>,
+    /// Where each weight's variance starts: flat (a for every weight) or idf (a scaled by the
+    /// squared idf of its feature in the training documents: rare words start less sure and
+    /// move further on their first evidence, which is idf weighting held in the weights)
+    /// [default: CW chooses on the held-out fifth, idf on a tie or when too few documents are
+    /// held out; flat otherwise].
+    #[arg(long, value_enum, help_heading = "Learner")]
+    pub prior: Option<WeightPrior>,
     /// AROW's regulariser r > 0.
     #[arg(
         long = "arow-r",
@@ -297,6 +306,7 @@ impl TrainArgs {
             constraints: self.constraints,
             k: self.k,
             eta: self.eta,
+            prior: self.prior,
             arow_r: self.arow_r,
             c: self.c,
             binary: self.binary,

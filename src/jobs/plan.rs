@@ -15,9 +15,11 @@ use crate::error::{Error, Result};
 use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::train::{
     check_epochs, train_corpus, train_vocabulary, CacheSettings, Choose, Sharding, TrainSettings,
-    Trained, ALTERNATIVE_ETA,
+    Trained, TRAIN_ETA,
 };
-use crate::learn::learner::{Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind};
+use crate::learn::learner::{
+    Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind, WeightPrior,
+};
 use crate::model::{LearnerConfig, Model, WeightEncoding};
 use crate::progress::Progress;
 use crate::text::pipeline::config::{FilterConfig, TokenizerConfig};
@@ -42,8 +44,11 @@ pub struct TrainRequest {
     pub constraints: ConstraintKind,
     /// Competing labels per example for the k-best strategies; `None`: 1.
     pub k: Option<KBest>,
-    /// CW's confidence η; `None`: chosen on the held-out fifth (CW), 0.99 otherwise.
+    /// CW's confidence η; `None`: [`TRAIN_ETA`] for CW, 0.99 otherwise.
     pub eta: Option<f64>,
+    /// Each weight's prior variance; `None`: chosen on the held-out fifth from idf (the base)
+    /// and flat (CW), flat otherwise.
+    pub prior: Option<WeightPrior>,
     /// AROW's regulariser r.
     pub arow_r: f64,
     /// Aggressiveness C of SCW and PA.
@@ -114,6 +119,7 @@ impl Default for TrainRequest {
             constraints: ConstraintKind::Single,
             k: None,
             eta: None,
+            prior: None,
             arow_r: 1.0,
             c: 1.0,
             binary: false,
@@ -221,11 +227,10 @@ fn check_model_settings(settings: &TrainSettings) -> Result<()> {
             )));
         }
     }
-    // As a request chooses η for --algo cw alone.
-    if choose.eta && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
+    // As a request chooses the prior for --algo cw alone.
+    if choose.prior && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
         return Err(invalid(format!(
-            "choosing eta tries {} and {ALTERNATIVE_ETA} with CW's rules (stdev, var), but the rule is {}",
-            learner.eta,
+            "choosing the prior tries flat and idf with CW's rules (stdev, var), but the rule is {}",
             format!("{:?}", learner.rule).to_lowercase()
         )));
     }
@@ -303,12 +308,23 @@ impl TrainRequest {
             projection: self.projection.unwrap_or(ProjectionKind::Kl),
             constraints: self.constraints,
             k: self.k.unwrap_or_default(),
-            eta: self.eta.unwrap_or(CwConfig::default().eta),
+            eta: self.eta.unwrap_or(match self.algorithm {
+                Algorithm::Cw => TRAIN_ETA,
+                _ => CwConfig::default().eta,
+            }),
             initial_variance: self.initial_variance,
             r: self.arow_r,
             c: self.c,
             average,
             binary: self.binary,
+            // CW's base is the idf prior, which wins ties and is kept when the held-out fifth
+            // is too small to choose on: on few documents the prior is most of the model, and
+            // with it a few refiles teach a new folder (the fixtures' scenario of issue 16:
+            // 1.0 of the new folder's posts against 0.1 with the flat prior).
+            prior: self.prior.unwrap_or(match self.algorithm {
+                Algorithm::Cw => WeightPrior::Idf,
+                _ => WeightPrior::Flat,
+            }),
         })
     }
 
@@ -401,13 +417,13 @@ impl TrainRequest {
         })
     }
 
-    /// What `train` chooses itself: the stop words and CW's η, unless given (or fixed by a
-    /// continued model, a cluster run or subword pieces, which take no stop words).
+    /// What `train` chooses itself: the stop words and CW's prior, unless given (or fixed by
+    /// a continued model, a cluster run or subword pieces, which take no stop words).
     fn choose(&self) -> Choose {
         let fixed = self.resume.is_some() || self.cluster.is_some();
         Choose {
             stopwords: !fixed && self.stopwords.is_none() && self.subword.is_none(),
-            eta: !fixed && self.eta.is_none() && self.algorithm == Algorithm::Cw,
+            prior: !fixed && self.prior.is_none() && self.algorithm == Algorithm::Cw,
         }
     }
 }
@@ -642,9 +658,11 @@ mod tests {
             plan.settings().choose,
             Choose {
                 stopwords: true,
-                eta: true
+                prior: true
             }
         );
+        // CW's η when none is given: the one measured to serve most corpora.
+        assert_eq!(plan.settings().learner.eta, TRAIN_ETA);
         assert!(plan.subword().is_none() && plan.cluster().is_none());
     }
 
@@ -871,8 +889,8 @@ mod tests {
 
     #[test]
     fn settings_made_in_code_choose_only_what_train_can_try() {
-        let choose = |stopwords, eta| TrainSettings {
-            choose: Choose { stopwords, eta },
+        let choose = |stopwords, prior| TrainSettings {
+            choose: Choose { stopwords, prior },
             ..TrainSettings::new(5, 1)
         };
         TrainPlan::from_settings(choose(true, true)).unwrap();
@@ -880,7 +898,7 @@ mod tests {
         arow.learner.rule = RuleKind::Arow;
         settings_refused(
             arow,
-            "choosing eta tries 0.99 and 0.9 with CW's rules (stdev, var), but the rule is arow",
+            "choosing the prior tries flat and idf with CW's rules (stdev, var), but the rule is arow",
         );
         let mut own_list = choose(true, false);
         for f in &mut own_list.pipeline.filters {

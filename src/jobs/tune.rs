@@ -4,7 +4,7 @@
 //! holds out, [`crate::jobs::corpus::held_out`]): four fifths train, one fifth validates. Nothing else is
 //! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
 //! settings (the first are the four that `cwtext train` chooses among): feature options (stop
-//! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the constraint
+//! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the prior (flat or idf), the constraint
 //! strategy and k. Each trial trains epoch by epoch and stops early when the validation accuracy
 //! has not improved for [`PATIENCE`] epochs; its score is the best validation accuracy and the
 //! epoch it was reached at. Train's pick (by `train`'s own rule among its four) wins unless
@@ -36,7 +36,7 @@ use crate::jobs::train::{
     Trained, Trainer,
 };
 use crate::learn::learner::Learner;
-use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind};
+use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
 use crate::model::WeightEncoding;
 use crate::progress::{NoProgress, Progress};
 use crate::text::pipeline::config::FilterConfig;
@@ -107,7 +107,12 @@ impl TuneRequest {
                 hash_bits: self.hash_bits,
                 ..PipelineConfig::default()
             },
-            learner: CwConfig::default(),
+            // `train`'s: its η and its base prior.
+            learner: CwConfig {
+                eta: crate::jobs::train::TRAIN_ETA,
+                prior: WeightPrior::Idf,
+                ..CwConfig::default()
+            },
             epochs: self.max_epochs,
             seed: self.seed,
             encoding: self.encoding,
@@ -210,15 +215,16 @@ pub struct Trial {
 }
 
 impl Candidate {
-    /// What plain `cwtext train` chooses among: English stop words or none, its η or
-    /// [`crate::jobs::train::ALTERNATIVE_ETA`], with symbols, bigrams and log-tf values.
+    /// What plain `cwtext train` chooses among: English stop words or none, a flat or an idf
+    /// prior, at its η, with symbols, bigrams and log-tf values.
     pub fn train_choices(base: &TrainSettings) -> Vec<Self> {
-        let mut etas = vec![base.learner.eta];
-        if base.learner.eta != crate::jobs::train::ALTERNATIVE_ETA {
-            etas.push(crate::jobs::train::ALTERNATIVE_ETA);
-        }
-        etas.iter()
-            .flat_map(|&eta| {
+        let other = match base.learner.prior {
+            WeightPrior::Flat => WeightPrior::Idf,
+            WeightPrior::Idf => WeightPrior::Flat,
+        };
+        [base.learner.prior, other]
+            .iter()
+            .flat_map(|&prior| {
                 [true, false].map(|stopwords| Candidate {
                     features: FeatureChoice {
                         stopwords,
@@ -228,7 +234,7 @@ impl Candidate {
                         values: ValueKind::LogTf,
                     },
                     learner: CwConfig {
-                        eta,
+                        prior,
                         ..base.learner.clone()
                     },
                 })
@@ -269,6 +275,11 @@ impl Candidate {
                 eta: pick(rng, &[0.6, 0.7, 0.8, 0.9, 0.95, 0.99]),
                 r: pick(rng, &[0.1, 0.3, 1.0, 3.0]),
                 c: pick(rng, &[0.1, 0.3, 1.0]),
+                prior: if rng.gen_bool(0.5) {
+                    WeightPrior::Idf
+                } else {
+                    WeightPrior::Flat
+                },
                 ..base.learner.clone()
             },
         }
@@ -311,9 +322,9 @@ impl Candidate {
         let l = &self.learner;
         let rule = format!("{:?}", l.rule).to_lowercase();
         let parameter = match l.rule {
-            RuleKind::Arow => format!("r={}", l.r),
-            RuleKind::Scw1 => format!("eta={} C={}", l.eta, l.c),
-            _ => format!("eta={}", l.eta),
+            RuleKind::Arow => format!("r={} prior={}", l.r, l.prior.name()),
+            RuleKind::Scw1 => format!("eta={} C={} prior={}", l.eta, l.c, l.prior.name()),
+            _ => format!("eta={} prior={}", l.eta, l.prior.name()),
         };
         let f = &self.features;
         format!(
@@ -891,17 +902,17 @@ mod tests {
         base.pipeline.symbols = true;
         base.choose = crate::jobs::train::Choose {
             stopwords: true,
-            eta: true,
+            prior: true,
         };
-        let train: Vec<(PipelineConfig, f64)> = base
+        let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()
             .unwrap()
             .into_iter()
-            .map(|c| (c.pipeline, c.learner.eta))
+            .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, f64)> = Candidate::train_choices(&base)
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&base)
             .iter()
-            .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.eta))
+            .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.clone()))
             .collect();
         assert_eq!(train.len(), 4);
         assert_eq!(tune.len(), 4);

@@ -10,5 +10,6 @@
 
 pub mod calibration;
 pub mod learner;
+pub mod prior;
 pub mod probability;
 pub mod rehearsal;

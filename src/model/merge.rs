@@ -189,8 +189,11 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
             }
         }
     }
-    let a = first_config.initial_variance as f32;
-    training.distinct_features = learner.weights().touched_features(a).saturating_sub(1);
+    let flat = first_config
+        .prior
+        .is_flat()
+        .then_some(first_config.initial_variance as f32);
+    training.distinct_features = learner.weights().touched_features(flat).saturating_sub(1);
     let scale = models
         .iter()
         .map(|m| m.header.probability_scale)

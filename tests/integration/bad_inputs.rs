@@ -380,7 +380,7 @@ fn corpora_given_to_train() {
     check(
         "stop words only",
         &out,
-        &Expect::Ok("kept stop words none, eta 0.99: too few documents"),
+        &Expect::Ok("kept stop words none, prior idf: too few documents"),
     );
     // Some documents without features among good ones: skipped by name, exit 1.
     let some = corpus(&[

@@ -1039,14 +1039,14 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     let trials: Vec<&str> = text.lines().filter(|l| l.starts_with("trial")).collect();
     assert_eq!(trials.len(), 5, "{text}");
     // The first four are what plain `train` chooses among.
-    for (trial, (eta, stopwords)) in trials.iter().zip([
-        ("0.99", "english"),
-        ("0.99", "none"),
-        ("0.9", "english"),
-        ("0.9", "none"),
+    for (trial, (prior, stopwords)) in trials.iter().zip([
+        ("idf", "english"),
+        ("idf", "none"),
+        ("flat", "english"),
+        ("flat", "none"),
     ]) {
         let want = format!(
-            "stdev eta={eta} single | stopwords={stopwords} symbols=yes stem=none ngrams=2 values=log-tf"
+            "stdev eta=0.9 prior={prior} single | stopwords={stopwords} symbols=yes stem=none ngrams=2 values=log-tf"
         );
         assert!(trial.contains(&want), "{want}\n{text}");
     }
@@ -1101,11 +1101,11 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
-    // With seed 133 and 8 trials, two trials beat train's pick on the 17 held-out mail
-    // fixtures; the pick and those two are cross-validated and the winner is the one clearly
+    // With seed 104 and 8 trials, a trial beats train's pick on the 17 held-out mail
+    // fixtures; the pick and the challengers (at most two) are cross-validated and the winner is the one clearly
     // better across the 60 documents (the pick unless a challenger is). The seed is one that
     // reaches this path: most seeds find no trial ahead of the pick on so small a corpus.
-    let out = tune(&["--budget", "8", "--seed", "133"]);
+    let out = tune(&["--budget", "8", "--seed", "104"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -1117,7 +1117,7 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     )
     .unwrap();
     let cross_validated = report["cross_validated"].as_array().unwrap();
-    assert_eq!(cross_validated.len(), 3, "{text}");
+    assert!((2..=3).contains(&cross_validated.len()), "{text}");
     let accuracy = |c: &serde_json::Value| c["accuracy"].as_f64().unwrap();
     let pick = &cross_validated[0];
     let best = report["best"].as_u64().unwrap();
@@ -2221,4 +2221,47 @@ fn calibration_lowers_test_ece() {
         ece < 0.5 * raw_ece && brier < raw_brier,
         "ECE {raw_ece} → {ece}, Brier {raw_brier} → {brier}"
     );
+}
+
+/// `--prior` fixes what `train` otherwise chooses: the model records it (inspect), a
+/// first-order rule, which has no variances, refuses it by name, and a model trained with the
+/// idf prior takes corrections like any other and reloads to the same bytes.
+#[test]
+fn the_prior_is_chosen_or_fixed_and_recorded() {
+    let (dir, idf) = train("news", &["--prior", "idf"]);
+    let shown = stdout(&cwtext().arg("inspect").arg(&idf).output().unwrap());
+    assert!(shown.contains("\"prior\":\"idf\""), "{shown}");
+    let (_flat_dir, flat) = train("news", &["--prior", "flat"]);
+    let shown = stdout(&cwtext().arg("inspect").arg(&flat).output().unwrap());
+    assert!(
+        !shown.contains("\"prior\""),
+        "a flat prior is not written: {shown}"
+    );
+    // Not the same model: the prior changed the weights.
+    assert_ne!(std::fs::read(&idf).unwrap(), std::fs::read(&flat).unwrap());
+    let out = cwtext()
+        .args([
+            "train",
+            "news",
+            "--algo",
+            "perceptron",
+            "--prior",
+            "idf",
+            "-o",
+        ])
+        .arg(dir.path().join("p.cwm"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out)
+            .contains("the perceptron rule has no variances, so it takes no prior but flat"),
+        "{}",
+        stderr(&out)
+    );
+    // Corrections on an idf model: the document is learned and the model still loads.
+    let refiled = link_corpus(&fixture_files("news", &["sci.space"], "test-"));
+    learn_folder(&idf, refiled.path(), &[]);
+    let report = eval_json(&idf, refiled.path(), &[]);
+    assert_eq!(report["accuracy"].as_f64().unwrap(), 1.0, "{report}");
 }

@@ -506,6 +506,11 @@ fn folders_told_apart_by_a_header_field_alone_are_learned() {
         assert_eq!(report["documents"], 40);
         report["accuracy"].as_f64().unwrap()
     };
-    assert_eq!(accuracy(&[]), 1.0);
+    // With the flat prior every test mail is right. With the idf prior (train's base, kept on
+    // these 24 held-out mails, too few to choose on) the List-Id, in half of all mail, starts
+    // surer than the bodies' rarer words, which both folders share and which therefore cannot
+    // settle: 2 of the 40 stay wrong after the 5 epochs, against 20 without the fields.
+    assert_eq!(accuracy(&["--prior", "flat"]), 1.0);
+    assert!(accuracy(&[]) >= 0.95);
     assert_eq!(accuracy(&["--no-header-fields"]), 0.5);
 }

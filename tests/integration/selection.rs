@@ -1,4 +1,4 @@
-//! `train` chooses its stop words and η from the training data (library level): on a task whose
+//! `train` chooses its stop words and prior from the training data (library level): on a task whose
 //! deciding words are stop words it must drop the list; it takes the most accurate candidate on
 //! the held-out fifth, the base settings on a tie.
 
@@ -85,7 +85,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
     let all = Choose {
         stopwords: true,
-        eta: true,
+        prior: true,
     };
     let trained = train_corpus(&corpus, &settings(all));
     let selection = trained
@@ -184,7 +184,7 @@ fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
     let all = Choose {
         stopwords: true,
-        eta: true,
+        prior: true,
     };
     let chosen = train_corpus(&corpus, &settings(all));
     let selection = chosen.selection.clone().expect("a choice");

@@ -184,6 +184,54 @@ pub struct CwConfig {
     /// Two labels, one weight vector: label 1 when μ·x > 0 (JMLR 2012's binary CW).
     #[serde(default)]
     pub binary: bool,
+    /// The prior variance of each weight: a everywhere, or a scaled per feature by how rare
+    /// the feature is in the training documents ([`WeightPrior`]). Not written when flat, so
+    /// that models without it keep their bytes.
+    #[serde(default, skip_serializing_if = "WeightPrior::is_flat")]
+    pub prior: WeightPrior,
+}
+
+/// Where each weight's variance starts.
+///
+/// `Idf` starts feature j's weights at variance a·vⱼ with vⱼ = idfⱼ²/s, idfⱼ = ln((1 + N)/(1 +
+/// dfⱼ)) + 1 over the N documents the learner is first trained on (dfⱼ of them contain j; the
+/// smoothed idf of scikit-learn's `TfidfTransformer`), and s the documents' mean of Σⱼ idfⱼ²xⱼ²
+/// / Σⱼ xⱼ², so that an average document's prior score variance stays a; the bias keeps a.
+///
+/// For every diagonal rule this *is* idf weighting of the features: training on x from Σ₁ =
+/// a·diag(v) gives the same margins m = y(μ·x), margin variances v = Σⱼ σⱼxⱼ², steps α and
+/// label choices as training on x' = D x (Dⱼⱼ = √vⱼ) from Σ₁ = a·I, with μⱼ = √vⱼ·μ'ⱼ and
+/// σⱼ = vⱼ·σ'ⱼ after every update: the mean step μ ← μ + αyΣx (JMLR 2012 eq. 11) and the KL
+/// projection 1/σⱼ ← 1/σⱼ + λxⱼ² (§6.1) carry the factor through, as does the L2 projection
+/// σⱼ ← σⱼ − β(σⱼxⱼ)² (tested in `diagonal.rs`). So rare words are trusted less and move
+/// further on their first evidence, classification needs no idf table (the weights hold it),
+/// and corrections learned later see the same prior. The documents themselves keep their own
+/// normalisation: a unit-length x is not a unit-length x', which CW's scale-invariant
+/// constraint Pr[y(w·x) ≥ 0] ≥ η does not notice except through the bias feature.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "snake_case")]
+pub enum WeightPrior {
+    /// Σ₁ = a·I: every weight equally unsure.
+    #[default]
+    Flat,
+    /// Σ₁ = a·diag(idf²)/s: the rarer a feature in the training documents, the less sure its
+    /// weights start (idf weighting, held in the weights).
+    Idf,
+}
+
+impl WeightPrior {
+    pub fn is_flat(&self) -> bool {
+        *self == WeightPrior::Flat
+    }
+
+    /// The name as typed on the command line (`--prior`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightPrior::Flat => "flat",
+            WeightPrior::Idf => "idf",
+        }
+    }
 }
 
 impl Default for CwConfig {
@@ -199,6 +247,7 @@ impl Default for CwConfig {
             c: default_c(),
             average: false,
             binary: false,
+            prior: WeightPrior::Flat,
         }
     }
 }
@@ -248,6 +297,13 @@ impl CwConfig {
                 "the {} rule keeps the covariance at I, so the initial variance must be 1, but is {}",
                 name(rule),
                 self.initial_variance
+            ));
+        }
+        if self.prior != WeightPrior::Flat && rule.is_first_order() {
+            return bad(format!(
+                "the {} rule has no variances, so it takes no prior but flat; --prior {} needs cw, arow or scw",
+                name(rule),
+                self.prior.name()
             ));
         }
         if self.average && !rule.is_first_order() {

@@ -39,6 +39,16 @@ enum Storage {
 const STACK_ROW: usize = 128;
 
 impl WeightTable {
+    /// Multiplies every variance of feature j by `factors[j]` (a prior other than a·I, see
+    /// [`crate::learn::learner::WeightPrior`]); features past the end of `factors` keep theirs.
+    pub fn scale_variances(&mut self, factors: &[f32]) {
+        let labels = self.labels;
+        let data = self.raw_mut();
+        for (row, &f) in data.chunks_exact_mut(2 * labels).zip(factors) {
+            row.chunks_exact_mut(2).for_each(|p| p[1] *= f);
+        }
+    }
+
     /// Every mean 0, every variance `initial_variance` (Σ₁ = a·I).
     pub fn new(features: usize, labels: usize, initial_variance: f32) -> Self {
         let mut data = zeroed_table(features * labels * 2);
@@ -255,13 +265,15 @@ impl WeightTable {
         matches!(self.data, Storage::View { .. })
     }
 
-    /// How many features have a weight that moved from the prior.
-    pub fn touched_features(&self, initial_variance: f32) -> usize {
+    /// How many features have a weight that moved from the prior: a mean away from 0, or
+    /// with a flat prior (`Some(a)`) a variance away from a. A per-feature prior leaves the
+    /// variances no common start to compare with, so then (`None`) the means alone count.
+    pub fn touched_features(&self, flat_prior: Option<f32>) -> usize {
         self.raw()
             .chunks_exact(self.labels * 2)
             .filter(|row| {
                 row.chunks_exact(2)
-                    .any(|p| p[0] != 0.0 || p[1] != initial_variance)
+                    .any(|p| p[0] != 0.0 || flat_prior.is_some_and(|a| p[1] != a))
             })
             .count()
     }
