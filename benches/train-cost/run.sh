@@ -25,8 +25,8 @@ done
 
 # today: what `train --no-calibrate` did before the choice (english stop words, eta 0.99, words
 # only, one training from the prior).
-TODAY="--no-symbols --stopwords english --eta 0.99 --no-calibrate"
-FIXED="--stopwords english --eta 0.99"
+TODAY="--no-symbols --stopwords english --eta 0.99 --prior flat --no-calibrate"
+FIXED="--stopwords english --eta 0.99 --prior flat"
 
 # Median wall seconds of A and of B, and the median of the pairwise ratios A/B.
 pair() { # threads name_a name_b "args of A" "args of B" (split on spaces)
