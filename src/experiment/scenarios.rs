@@ -83,8 +83,10 @@ impl Experiment {
         }
     }
 
-    /// The plan every model of the experiment trains with, checked: `cwtext train`'s pipeline
-    /// and learner, calibrated, for [`Experiment::epochs`] epochs.
+    /// The plan every model of the experiment trains with, checked: `cwtext train`'s base
+    /// pipeline and [`crate::learn::learner::CwConfig::default`]'s learner (η 0.99, flat prior,
+    /// the settings issue 16 was measured with; plain `train` now uses η 0.9 and chooses the
+    /// prior), calibrated, for [`Experiment::epochs`] epochs.
     pub fn plan(&self) -> Result<TrainPlan> {
         check_epochs(self.epochs)?;
         TrainPlan::from_settings(TrainSettings {

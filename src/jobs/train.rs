@@ -17,7 +17,7 @@ use crate::jobs::corpus::{LabelledCorpus, SplitKeys};
 use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
 pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
 use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
-use crate::learn::learner::{CwConfig, DiagonalLearner, Learner, WeightPrior};
+use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use crate::model::{Model, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::featurize_document;
@@ -80,11 +80,7 @@ impl TrainSettings {
         }
         let mut priors = vec![self.learner.prior];
         if self.choose.prior {
-            let other = match self.learner.prior {
-                WeightPrior::Flat => WeightPrior::Idf,
-                WeightPrior::Idf => WeightPrior::Flat,
-            };
-            priors.push(other);
+            priors.push(self.learner.prior.other());
         }
         let mut out = Vec::new();
         for prior in &priors {

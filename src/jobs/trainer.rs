@@ -60,7 +60,9 @@ pub struct Choose {
 }
 
 impl TrainSettings {
-    /// cwtext's default pipeline and learner, f32 weights, no calibration, one shard.
+    /// cwtext's default pipeline and [`CwConfig::default`] (η 0.99, flat prior: not what plain
+    /// `train` uses, see [`crate::jobs::plan::TrainRequest`]), f32 weights, no calibration, one
+    /// shard, nothing chosen.
     pub fn new(epochs: usize, seed: u64) -> Self {
         TrainSettings {
             pipeline: PipelineConfig::default(),

@@ -107,12 +107,8 @@ impl TuneRequest {
                 hash_bits: self.hash_bits,
                 ..PipelineConfig::default()
             },
-            // `train`'s: its η and its base prior.
-            learner: CwConfig {
-                eta: crate::jobs::train::TRAIN_ETA,
-                prior: WeightPrior::Idf,
-                ..CwConfig::default()
-            },
+            // `train`'s default learner (its η and base prior), from the request that sets them.
+            learner: crate::jobs::plan::TrainRequest::default().learner()?,
             epochs: self.max_epochs,
             seed: self.seed,
             encoding: self.encoding,
@@ -218,11 +214,7 @@ impl Candidate {
     /// What plain `cwtext train` chooses among: English stop words or none, a flat or an idf
     /// prior, at its η, with symbols, bigrams and log-tf values.
     pub fn train_choices(base: &TrainSettings) -> Vec<Self> {
-        let other = match base.learner.prior {
-            WeightPrior::Flat => WeightPrior::Idf,
-            WeightPrior::Idf => WeightPrior::Flat,
-        };
-        [base.learner.prior, other]
+        [base.learner.prior, base.learner.prior.other()]
             .iter()
             .flat_map(|&prior| {
                 [true, false].map(|stopwords| Candidate {

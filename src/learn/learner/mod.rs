@@ -225,6 +225,14 @@ impl WeightPrior {
         *self == WeightPrior::Flat
     }
 
+    /// The prior `train` tries beside this one.
+    pub fn other(self) -> Self {
+        match self {
+            WeightPrior::Flat => WeightPrior::Idf,
+            WeightPrior::Idf => WeightPrior::Flat,
+        }
+    }
+
     /// The name as typed on the command line (`--prior`).
     pub fn name(self) -> &'static str {
         match self {
