@@ -175,7 +175,7 @@ fn a_small_gain_within_the_noise_keeps_the_base_settings() {
 }
 
 #[test]
-fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_train_alone() {
+fn candidates_are_compared_after_one_epoch_and_the_winner_is_what_its_settings_train_alone() {
     // The candidates train SELECTION_EPOCHS epochs before they are scored; the winner alone goes
     // on to the run's epochs, so the shipped model is the one the chosen settings give when set
     // by hand, weight for weight (only the header's record of the choice differs).
@@ -189,9 +189,9 @@ fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_
     let chosen = train_corpus(&corpus, &settings(all));
     let selection = chosen.selection.clone().expect("a choice");
     assert_eq!(selection.epochs, cwtext::jobs::train::SELECTION_EPOCHS);
-    assert_eq!(cwtext::jobs::train::SELECTION_EPOCHS, 2);
+    assert_eq!(cwtext::jobs::train::SELECTION_EPOCHS, 1);
     assert!(
-        selection.describe().contains("after 2 epochs"),
+        selection.describe().contains("after 1 epoch "),
         "{}",
         selection.describe()
     );
@@ -205,9 +205,18 @@ fn candidates_are_compared_after_two_epochs_and_the_winner_is_what_its_settings_
     model.header.selection = None;
     assert_eq!(model.to_bytes(), alone.model.to_bytes());
 
-    // With fewer epochs than that, the candidates train every epoch of the run.
+    // A run of one epoch: the candidates train every epoch of it and the winner goes on to none,
+    // still the model its settings train alone.
     let mut one = settings(all);
     one.epochs = 1;
     let trained = train_corpus(&corpus, &one);
-    assert_eq!(trained.selection.expect("a choice").epochs, 1);
+    assert_eq!(trained.selection.as_ref().expect("a choice").epochs, 1);
+    let mut fixed_one = settings(Choose::default());
+    fixed_one.epochs = 1;
+    fixed_one.pipeline = trained.model.header.pipeline.clone();
+    let cwtext::model::LearnerConfig::Cw(config) = trained.model.header.learner.clone();
+    fixed_one.learner = config;
+    let mut model = trained.model;
+    model.header.selection = None;
+    assert_eq!(model.to_bytes(), train_corpus(&corpus, &fixed_one).model.to_bytes());
 }
