@@ -43,7 +43,9 @@ impl Terms {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LabelStart {
-    /// The prior N(0, a·I), as every label starts in training.
+    /// The prior, as every label starts in training: N(0, a·I), or with a per-feature prior
+    /// ([`super::WeightPrior`]) per feature the largest variance of the existing labels, which
+    /// is that prior wherever a label has not learned the feature.
     Prior,
     /// Per feature, the Gaussian that moment-matches the existing labels' weights
     /// ([`WeightTable::with_label_like_the_others`]): the new label scores like an average
@@ -156,9 +158,14 @@ impl DiagonalLearner {
                     .into(),
             ));
         }
-        let a = self.params.config().initial_variance as f32;
+        let config = self.params.config();
+        let a = config.initial_variance as f32;
         self.weights = match start {
             LabelStart::Labels if self.labels > 0 => self.weights.with_label_like_the_others(),
+            // A per-feature prior a·vⱼ is not stored: recovered from the labels' variances.
+            LabelStart::Prior if !config.prior.is_flat() && self.labels > 0 => {
+                self.weights.with_label_at_the_widest()
+            }
             _ => self.weights.with_more_labels(1, a),
         };
         self.labels += 1;
@@ -460,7 +467,7 @@ impl Learner for DiagonalLearner {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ConstraintKind, CwConfig, RuleKind};
+    use super::super::{ConstraintKind, CwConfig, RuleKind, WeightPrior};
     use super::*;
 
     // φ = 1.
@@ -557,6 +564,39 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// A label added to a trained learner (`train --resume` with a new label) starts at the
+    /// learner's prior: with the idf prior, a·vⱼ wherever a label has not learned feature j, not
+    /// the flat a; with the flat prior, a everywhere, learned features included.
+    #[test]
+    fn a_label_added_later_starts_at_the_learner_s_prior() {
+        let v = [0.5f32, 2.0, 4.0];
+        let doc = x(3, &[(0, 1.0)]);
+        for prior in [WeightPrior::Flat, WeightPrior::Idf] {
+            let p = CwConfig {
+                prior,
+                ..CwConfig::default()
+            }
+            .validate()
+            .unwrap();
+            let mut cw = DiagonalLearner::new(p, 3, 2);
+            if !prior.is_flat() {
+                cw.scale_prior(&v);
+            }
+            cw.learn(&doc, 0);
+            // Feature 0 is learned by both labels (the label and its competitor).
+            let learned = cw.label_weights(0);
+            assert!(learned.iter().all(|w| w.1 < if prior.is_flat() { 1.0 } else { 0.5 }));
+            assert_eq!(cw.add_label().unwrap(), 2);
+            let start: Vec<(f64, f64)> = (0..3).map(|j| cw.label_weights(j)[2]).collect();
+            if prior.is_flat() {
+                assert_eq!(start, vec![(0.0, 1.0); 3]);
+            } else {
+                let widest = learned.iter().map(|w| w.1).fold(0.0, f64::max);
+                assert_eq!(start, vec![(0.0, widest), (0.0, 2.0), (0.0, 4.0)]);
             }
         }
     }

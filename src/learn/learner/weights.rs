@@ -212,6 +212,27 @@ impl WeightTable {
         }
     }
 
+    /// The same table with one more label whose weight for each feature starts at mean 0 and the
+    /// largest variance any existing label has for it: for a learner with a per-feature prior
+    /// (which the table does not store), the prior a·vⱼ of every feature some label has not yet
+    /// learned (an update only shrinks a variance: 1/σⱼ ← 1/σⱼ + λxⱼ² with λ ≥ 0 for KL, σⱼ ← σⱼ −
+    /// β(σⱼxⱼ)² with β ≥ 0 for L2, ALGORITHMS.md "Binary update"), and the least
+    /// learned label's variance elsewhere.
+    pub fn with_label_at_the_widest(&self) -> WeightTable {
+        let k = self.labels;
+        let mut data = Vec::with_capacity(self.features * (k + 1) * 2);
+        for row in self.raw().chunks_exact(k * 2) {
+            data.extend_from_slice(row);
+            let widest = row.chunks_exact(2).map(|p| p[1]).fold(0.0f32, f32::max);
+            data.extend_from_slice(&[0.0, widest]);
+        }
+        WeightTable {
+            features: self.features,
+            labels: k + 1,
+            data: Storage::Owned(data),
+        }
+    }
+
     /// The same table with one more label whose weight for each feature starts as the Gaussian
     /// that moment-matches the existing labels' weights for it, the mixture (1/K)·Σ_z N(μ_zj, σ_zj):
     /// mean μ̄_j = (1/K)·Σ_z μ_zj and variance (1/K)·Σ_z σ_zj + (1/K)·Σ_z (μ_zj − μ̄_j)² (the law of
