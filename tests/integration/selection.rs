@@ -218,5 +218,44 @@ fn candidates_are_compared_after_one_epoch_and_the_winner_is_what_its_settings_t
     fixed_one.learner = config;
     let mut model = trained.model;
     model.header.selection = None;
-    assert_eq!(model.to_bytes(), train_corpus(&corpus, &fixed_one).model.to_bytes());
+    assert_eq!(
+        model.to_bytes(),
+        train_corpus(&corpus, &fixed_one).model.to_bytes()
+    );
+}
+
+#[test]
+fn tune_that_keeps_trains_pick_writes_trains_model() {
+    // With a budget of four trials, tune tries exactly train's four choices: nothing else can
+    // challenge train's pick, so tune must pick what plain `train` picks (compared, as train
+    // compares, after its selection epochs) and train it as plain `train` does: the same
+    // weights, byte for byte. Before, it took the most accurate at each trial's best epoch and
+    // retrained that for that epoch count, a different model of the same settings.
+    let dir = tempfile::tempdir().unwrap();
+    question_corpus(dir.path(), 120);
+    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+    let plain = cwtext::jobs::plan::TrainRequest::default()
+        .plan()
+        .unwrap()
+        .train(&corpus, None, &NoProgress, &mut |_| {})
+        .unwrap()
+        .trained;
+    let tune = cwtext::jobs::tune::TuneRequest {
+        budget: 4,
+        ..Default::default()
+    }
+    .plan()
+    .unwrap();
+    let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
+    assert!(search.best < 4);
+    assert_eq!(
+        search.trials[search.best].candidate.learner,
+        match plain.model.header.learner.clone() {
+            cwtext::model::LearnerConfig::Cw(c) => c,
+        }
+    );
+    assert_eq!(search.epochs, 5, "train's epochs");
+    let tuned = tune.train_winner(&corpus, &search, &NoProgress).unwrap();
+    assert_eq!(tuned.model.header.pipeline, plain.model.header.pipeline);
+    assert_eq!(tuned.model.learner, plain.model.learner);
 }

@@ -589,7 +589,9 @@ mod tests {
             cw.learn(&doc, 0);
             // Feature 0 is learned by both labels (the label and its competitor).
             let learned = cw.label_weights(0);
-            assert!(learned.iter().all(|w| w.1 < if prior.is_flat() { 1.0 } else { 0.5 }));
+            assert!(learned
+                .iter()
+                .all(|w| w.1 < if prior.is_flat() { 1.0 } else { 0.5 }));
             assert_eq!(cw.add_label().unwrap(), 2);
             let start: Vec<(f64, f64)> = (0..3).map(|j| cw.label_weights(j)[2]).collect();
             if prior.is_flat() {
