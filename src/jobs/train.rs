@@ -144,8 +144,9 @@ pub fn train_vocabulary(
 /// on the 15 comparison corpora (2026-11-24, choosing stop words × prior at η 0.9), the choice
 /// after 1 epoch against after 2: the same on 7; of the 8 that changed, test accuracy rose on 5
 /// (20 Newsgroups +0.59 points, election tweets +0.52, Reuters R8 +0.28, questions +0.09,
-/// SpamAssassin +0.08) and fell on 2 (fortune categories −0.95, Reuters R52 −0.08), the man pages' unchanged: the
-/// candidates it separates are within a few held-out documents of each other after either.
+/// SpamAssassin +0.08), fell on 2 (fortune categories −0.95, Reuters R52 −0.08) and stayed on
+/// the man pages: the candidates it separates are within a few held-out documents of each
+/// other after either (`benches/results/selection-epochs-2026-11-24.md`).
 /// One epoch instead of two cut plain `train`'s wall time on 20 Newsgroups by a fifth (2.71 s
 /// → 2.01 s, medians of 5 alternating runs). (An earlier measurement, when η was among the
 /// candidates, found the choice after 1 epoch worse on movie-review sentences; with the prior

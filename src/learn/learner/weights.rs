@@ -199,11 +199,18 @@ impl WeightTable {
 
     /// The same table with `extra` more labels, whose weights start at the prior N(0, a).
     pub fn with_more_labels(&self, extra: usize, initial_variance: f32) -> WeightTable {
+        self.with_labels_from(extra, |_| [0.0, initial_variance])
+    }
+
+    /// The same table with `extra` more labels, each feature's (mean, variance) for them given
+    /// by `start` from that feature's row of the existing labels.
+    fn with_labels_from(&self, extra: usize, start: impl Fn(&[f32]) -> [f32; 2]) -> WeightTable {
         let labels = self.labels + extra;
         let mut data = Vec::with_capacity(self.features * labels * 2);
         for row in self.raw().chunks_exact(self.labels * 2) {
             data.extend_from_slice(row);
-            (0..extra).for_each(|_| data.extend_from_slice(&[0.0, initial_variance]));
+            let new = start(row);
+            (0..extra).for_each(|_| data.extend_from_slice(&new));
         }
         WeightTable {
             features: self.features,
@@ -219,18 +226,12 @@ impl WeightTable {
     /// β(σⱼxⱼ)² with β ≥ 0 for L2, ALGORITHMS.md "Binary update"), and the least
     /// learned label's variance elsewhere.
     pub fn with_label_at_the_widest(&self) -> WeightTable {
-        let k = self.labels;
-        let mut data = Vec::with_capacity(self.features * (k + 1) * 2);
-        for row in self.raw().chunks_exact(k * 2) {
-            data.extend_from_slice(row);
-            let widest = row.chunks_exact(2).map(|p| p[1]).fold(0.0f32, f32::max);
-            data.extend_from_slice(&[0.0, widest]);
-        }
-        WeightTable {
-            features: self.features,
-            labels: k + 1,
-            data: Storage::Owned(data),
-        }
+        self.with_labels_from(1, |row| {
+            [
+                0.0,
+                row.chunks_exact(2).map(|p| p[1]).fold(0.0f32, f32::max),
+            ]
+        })
     }
 
     /// The same table with one more label whose weight for each feature starts as the Gaussian
@@ -241,25 +242,16 @@ impl WeightTable {
     /// new label it is the empirical-Bayes estimate of the distribution the labels' weights are
     /// drawn from (Efron & Morris, JASA 1973). A feature no label has learned keeps the prior.
     pub fn with_label_like_the_others(&self) -> WeightTable {
-        let k = self.labels;
-        let labels = k + 1;
-        let mut data = Vec::with_capacity(self.features * labels * 2);
-        for row in self.raw().chunks_exact(k * 2) {
-            data.extend_from_slice(row);
-            let n = k as f64;
+        let n = self.labels as f64;
+        self.with_labels_from(1, |row| {
             let mean = row.chunks_exact(2).map(|p| f64::from(p[0])).sum::<f64>() / n;
             let variance = row
                 .chunks_exact(2)
                 .map(|p| f64::from(p[1]) + (f64::from(p[0]) - mean).powi(2))
                 .sum::<f64>()
                 / n;
-            data.extend_from_slice(&[mean as f32, variance as f32]);
-        }
-        WeightTable {
-            features: self.features,
-            labels,
-            data: Storage::Owned(data),
-        }
+            [mean as f32, variance as f32]
+        })
     }
 
     /// The flat data, mutable; a view becomes an owned copy first.
