@@ -143,14 +143,16 @@ pub fn field_use<'a>(rule: FieldRule, name: &str, value: &'a str) -> FieldUse<'a
 /// software's words are left out; the hosts name the path mail takes.
 fn relay_hosts(value: &str) -> String {
     let hops = value.rsplit_once(';').map_or(value, |(hops, _date)| hops);
-    host_names(hops.split(|c: char| c.is_whitespace() || "()[]<>,=".contains(c)))
+    host_names(hops.split(|c: char| {
+        c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '<' | '>' | ',' | '=')
+    }))
 }
 
 /// The domains of the ids or addresses in `value` (the part after each `@`).
 fn id_domains(value: &str) -> String {
     host_names(
         value
-            .split(|c: char| c.is_whitespace() || "<>,".contains(c))
+            .split(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | ','))
             .filter_map(|id| id.rsplit_once('@').map(|(_, domain)| domain)),
     )
 }
