@@ -16,23 +16,25 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
-/// hyper's own bounds: the most header fields of a request (`http1::Builder::max_headers`'s
-/// default) and the most bytes it buffers for a head (its default read buffer limit).
+/// The most header fields of a request: hyper's own bound (`http1::Builder::max_headers`'s
+/// default).
 const MAX_HEADERS: usize = 100;
-const MAX_HEAD_BYTES: usize = 400 * 1024 + 1024;
+/// The most bytes of a first request head: a little below the most hyper buffers for a head
+/// (its default read buffer limit, 8 KiB + 400 × 4 KiB), so that a head past it is refused here
+/// with a JSON error and not by hyper with a bare 431.
+const MAX_HEAD_BYTES: usize = 400 * 1024;
 
 /// What the first read of a connection found.
 pub enum Sniffed<S> {
-    /// A well-formed head (or one too large to judge here, which hyper refuses itself): the
-    /// stream with the bytes already read in front.
+    /// A well-formed head: the stream with the bytes already read in front.
     Http(Prefixed<S>),
     /// Answered with a JSON error and closed, or closed by the client before a request.
     Done,
 }
 
 /// Reads the first request head of `stream` within `timeout`; a malformed one is answered with
-/// `400` (or `431` for too many header fields, `408` when the head does not arrive in time) and
-/// a JSON body naming the problem.
+/// `400` (or `431` for too many header fields or a head past [`MAX_HEAD_BYTES`], `408` when the
+/// head does not arrive in time) and a JSON body naming the problem.
 pub async fn first_request<S>(mut stream: S, timeout: Duration) -> Sniffed<S>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -41,7 +43,7 @@ where
     let read = async {
         loop {
             match check(&buffer) {
-                Check::Complete | Check::TooLong => return Ok(true),
+                Check::Complete => return Ok(true),
                 Check::Bad(status, message) => {
                     answer(&mut stream, status, &message).await;
                     return Ok(false);
@@ -82,7 +84,6 @@ where
 enum Check {
     Partial,
     Complete,
-    TooLong,
     Bad(&'static str, String),
 }
 
@@ -97,7 +98,13 @@ fn check(buffer: &[u8]) -> Check {
             Some(message) => Check::Bad("400 Bad Request", message),
             None => Check::Complete,
         },
-        Ok(httparse::Status::Partial) if buffer.len() > MAX_HEAD_BYTES => Check::TooLong,
+        Ok(httparse::Status::Partial) if buffer.len() > MAX_HEAD_BYTES => Check::Bad(
+            "431 Request Header Fields Too Large",
+            format!(
+                "the request's head (its request line and header fields) is larger than {} KiB",
+                MAX_HEAD_BYTES / 1024
+            ),
+        ),
         Ok(httparse::Status::Partial) => Check::Partial,
         Err(httparse::Error::TooManyHeaders) => Check::Bad(
             "431 Request Header Fields Too Large",
@@ -280,6 +287,19 @@ mod tests {
         }
         many.extend_from_slice(b"\r\n");
         assert_eq!(bad(&many).0, "431 Request Header Fields Too Large");
+    }
+
+    /// A head that is still incomplete past the bound gets a JSON 431 here. Before, it was
+    /// handed to hyper, which answered with a bare 431 and no body.
+    #[test]
+    fn a_head_past_the_bound_is_refused_with_its_size() {
+        let mut head = b"GET /health HTTP/1.1\r\nHost: x\r\nX-Long: ".to_vec();
+        head.resize(MAX_HEAD_BYTES, b'a');
+        assert!(matches!(check(&head), Check::Partial));
+        head.push(b'a');
+        let (status, m) = bad(&head);
+        assert_eq!(status, "431 Request Header Fields Too Large");
+        assert!(m.contains("larger than 400 KiB"), "{m}");
     }
 
     #[tokio::test]

@@ -777,8 +777,11 @@ fn bad_requests_get_a_json_error_and_the_server_keeps_going() {
     let _ = s.read_to_end(&mut raw);
     assert!(started.elapsed() < Duration::from_secs(5));
     parse_answer(&raw).assert_error(408, "did not arrive within 1 s");
-    // Heads hyper would refuse with a bare 400: a JSON error naming the problem, and the
-    // server still answers.
+    // Heads hyper would refuse with a bare 400 or 431: a JSON error naming the problem, and
+    // the server still answers.
+    let mut long_head = b"POST /classify HTTP/1.1\r\nHost: x\r\nX-Long: ".to_vec();
+    long_head.resize(500 * 1024, b'a');
+    long_head.extend_from_slice(b"\r\n\r\n");
     for (raw, status, says) in [
         (
             &b"\x00\x01garbage\r\n\r\n"[..],
@@ -804,6 +807,12 @@ fn bad_requests_get_a_json_error_and_the_server_keeps_going() {
             b"POST /classify HTTP/9.9\r\nHost: x\r\n\r\n",
             400,
             "this server speaks HTTP/1.1",
+        ),
+        // hyper refused this with a bare 431 and no body.
+        (
+            &long_head[..],
+            431,
+            "the request's head (its request line and header fields) is larger than 400 KiB",
         ),
     ] {
         let mut s = TcpStream::connect(server.addr()).unwrap();
