@@ -41,6 +41,12 @@ where
 {
     let mut buffer = Vec::with_capacity(4096);
     let read = async {
+        // httparse cannot resume, so every check parses the whole buffer again. Checking after
+        // every read made a head sent in small pieces cost quadratic time (a 400 KiB head in
+        // 512-byte writes: 56 ms of the server's CPU per connection). A check now waits for a
+        // line end, the buffer doubling, or the bound: each line is checked once it ends, and
+        // the parses of a head add up to a bounded multiple of its size.
+        let mut checked: usize;
         loop {
             match check(&buffer) {
                 Check::Complete => return Ok(true),
@@ -48,14 +54,22 @@ where
                     answer(&mut stream, status, &message).await;
                     return Ok(false);
                 }
-                Check::Partial => {}
+                Check::Partial => checked = buffer.len(),
             }
-            let mut chunk = [0u8; 4096];
-            let n = stream.read(&mut chunk).await?;
-            if n == 0 {
-                return Ok(false);
+            loop {
+                let mut chunk = [0u8; 4096];
+                let n = stream.read(&mut chunk).await?;
+                if n == 0 {
+                    return Ok(false);
+                }
+                buffer.extend_from_slice(&chunk[..n]);
+                if chunk[..n].contains(&b'\n')
+                    || buffer.len() >= 2 * checked
+                    || buffer.len() > MAX_HEAD_BYTES
+                {
+                    break;
+                }
             }
-            buffer.extend_from_slice(&chunk[..n]);
         }
     };
     let outcome: io::Result<bool> = match tokio::time::timeout(timeout, read).await {
