@@ -43,9 +43,9 @@ where
     let read = async {
         // httparse cannot resume, so every check parses the whole buffer again. Checking after
         // every read made a head sent in small pieces cost quadratic time (a 400 KiB head in
-        // 512-byte writes: 56 ms of the server's CPU per connection). A check now waits for a
-        // line end, the buffer doubling, or the bound: each line is checked once it ends, and
-        // the parses of a head add up to a bounded multiple of its size.
+        // 512-byte writes: about 50 ms of the server's CPU per connection). A check now waits
+        // for a line end, the buffer doubling, or the bound: each line is checked once it
+        // ends, and the parses of a head add up to a bounded multiple of its size.
         let mut checked: usize;
         loop {
             match check(&buffer) {
