@@ -45,7 +45,8 @@ where
         // every read made a head sent in small pieces cost quadratic time (a 400 KiB head in
         // 512-byte writes: about 50 ms of the server's CPU per connection). A check now waits
         // for a line end, the buffer doubling, or the bound: each line is checked once it
-        // ends, and the parses of a head add up to a bounded multiple of its size.
+        // ends, and a head takes at most a parse per line (past [`MAX_HEADERS`] lines it is
+        // refused) and a doubling series, not a parse per read.
         let mut checked: usize;
         loop {
             match check(&buffer) {
