@@ -313,7 +313,7 @@ fn contending(k: usize) -> Vec<cwtext::learn::learner::ScoreGaussian> {
 }
 
 /// Exact probabilities (closed form for 2 labels, adaptive quadrature for more) against 1,000
-/// Gibbs samples, per document: the spam model on the mail fixtures (K = 2), the topics model on
+/// Gibbs samples (with the draws kept, as `classify` runs, and drawn afresh), per document: the spam model on the mail fixtures (K = 2), the topics model on
 /// the news fixtures (K = 20), and K = 20 and 40 labels that all contend. Each case first checks
 /// that the two agree within Gibbs's sampling error.
 fn probabilities(c: &mut Criterion) {
@@ -355,10 +355,25 @@ fn probabilities(c: &mut Criterion) {
                 }
             })
         });
+        // The same seed for every document, as classify runs: the draws are kept per thread.
         group.bench_function(format!("Gibbs 1,000: {name}"), |b| {
             b.iter(|| {
                 for g in docs {
                     black_box(gibbs.distribution(black_box(g)));
+                }
+            })
+        });
+        // A new seed per call, as calibration's fit runs: every draw made afresh.
+        let mut seed = 0u64;
+        group.bench_function(format!("Gibbs 1,000, fresh draws: {name}"), |b| {
+            b.iter(|| {
+                for g in docs {
+                    seed += 1;
+                    let fresh = Method::Gibbs {
+                        samples: 1000,
+                        seed,
+                    };
+                    black_box(fresh.distribution(black_box(g)));
                 }
             })
         });
