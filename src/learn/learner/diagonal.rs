@@ -430,7 +430,14 @@ impl Learner for DiagonalLearner {
     fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
         let blocks = self.weights.labels();
         let mut out = vec![ScoreGaussian::default(); blocks];
-        for (&j, &xj) in x.indices().iter().zip(x.data()) {
+        let indices = x.indices();
+        for &j in indices.iter().take(PREFETCH_AHEAD) {
+            self.weights.prefetch_row(j as usize);
+        }
+        for (i, (&j, &xj)) in indices.iter().zip(x.data()).enumerate() {
+            if let Some(&ahead) = indices.get(i + PREFETCH_AHEAD) {
+                self.weights.prefetch_row(ahead as usize);
+            }
             let xj = f64::from(xj);
             self.weights.with_row(j as usize, |row| {
                 for (g, pair) in out.iter_mut().zip(row.chunks_exact(2)) {

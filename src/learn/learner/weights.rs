@@ -171,12 +171,24 @@ impl WeightTable {
     #[inline]
     pub fn prefetch_row(&self, j: usize) {
         #[cfg(target_arch = "x86_64")]
-        if let Storage::Owned(data) = &self.data {
+        {
             let w = self.labels * 2;
-            let Some(row) = data.get(j * w..(j + 1) * w) else {
-                return;
+            // The row's bytes wherever they are: an owned table, a decoded view, or the mapped
+            // file itself (f32 or f16).
+            let row: Option<&[u8]> = match &self.data {
+                Storage::Owned(data) => data.get(j * w..(j + 1) * w).map(bytemuck::cast_slice),
+                Storage::View { decoded, .. } if decoded.get().is_some() => decoded
+                    .get()
+                    .and_then(|values| values.get(j * w..(j + 1) * w))
+                    .map(bytemuck::cast_slice),
+                Storage::View {
+                    bytes, start, half, ..
+                } => {
+                    let at = start + j * w * width(*half);
+                    (**bytes).as_ref().get(at..at + w * width(*half))
+                }
             };
-            for line in row.chunks(16) {
+            for line in row.unwrap_or_default().chunks(64) {
                 // SAFETY: prefetching is a hint without architectural effect; SSE is part of
                 // every x86-64 CPU, and the address points into `row`.
                 unsafe {
