@@ -394,6 +394,26 @@ impl ConstraintModel for DiagonalLearner {
     }
 }
 
+impl DiagonalLearner {
+    /// Calls `f` with each feature's value and its weight row (mean and variance per label),
+    /// in the vector's order, asking for the rows [`PREFETCH_AHEAD`] features ahead: the rows
+    /// of a hashed table lie at random in memory, and scoring would otherwise wait for each.
+    #[inline]
+    fn for_each_row(&self, x: &FeatureVector, mut f: impl FnMut(f64, &[f32])) {
+        let indices = x.indices();
+        for &j in indices.iter().take(PREFETCH_AHEAD) {
+            self.weights.prefetch_row(j as usize);
+        }
+        for (i, (&j, &xj)) in indices.iter().zip(x.data()).enumerate() {
+            if let Some(&ahead) = indices.get(i + PREFETCH_AHEAD) {
+                self.weights.prefetch_row(ahead as usize);
+            }
+            self.weights
+                .with_row(j as usize, |row| f(f64::from(xj), row));
+        }
+    }
+}
+
 impl Learner for DiagonalLearner {
     fn num_labels(&self) -> usize {
         self.labels
@@ -406,21 +426,11 @@ impl Learner for DiagonalLearner {
     fn scores(&self, x: &FeatureVector) -> Vec<f64> {
         // The hot loop of training: means only, no variances.
         let mut out = vec![0.0; self.weights.labels()];
-        let indices = x.indices();
-        for &j in indices.iter().take(PREFETCH_AHEAD) {
-            self.weights.prefetch_row(j as usize);
-        }
-        for (i, (&j, &xj)) in indices.iter().zip(x.data()).enumerate() {
-            if let Some(&ahead) = indices.get(i + PREFETCH_AHEAD) {
-                self.weights.prefetch_row(ahead as usize);
+        self.for_each_row(x, |xj, row| {
+            for (s, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
+                *s += f64::from(pair[0]) * xj;
             }
-            let xj = f64::from(xj);
-            self.weights.with_row(j as usize, |row| {
-                for (s, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
-                    *s += f64::from(pair[0]) * xj;
-                }
-            });
-        }
+        });
         if self.binary() {
             out.insert(0, 0.0);
         }
@@ -430,22 +440,12 @@ impl Learner for DiagonalLearner {
     fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
         let blocks = self.weights.labels();
         let mut out = vec![ScoreGaussian::default(); blocks];
-        let indices = x.indices();
-        for &j in indices.iter().take(PREFETCH_AHEAD) {
-            self.weights.prefetch_row(j as usize);
-        }
-        for (i, (&j, &xj)) in indices.iter().zip(x.data()).enumerate() {
-            if let Some(&ahead) = indices.get(i + PREFETCH_AHEAD) {
-                self.weights.prefetch_row(ahead as usize);
+        self.for_each_row(x, |xj, row| {
+            for (g, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
+                g.mean += f64::from(pair[0]) * xj;
+                g.variance += f64::from(pair[1]) * xj * xj;
             }
-            let xj = f64::from(xj);
-            self.weights.with_row(j as usize, |row| {
-                for (g, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
-                    g.mean += f64::from(pair[0]) * xj;
-                    g.variance += f64::from(pair[1]) * xj * xj;
-                }
-            });
-        }
+        });
         if self.binary() {
             // Label 0 scores a constant 0, label 1 scores w·x: label 1 wins iff w·x > 0.
             out.insert(0, ScoreGaussian::default());
