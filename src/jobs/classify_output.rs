@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use serde_json::json;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::model::Prediction;
 use crate::text::mailbox::mbox::Message;
@@ -120,25 +120,18 @@ pub fn write_prediction(
             writeln!(out, "  entropy {:.4}", p.distribution.entropy)?;
         }
         OutputFormat::Json => {
-            let probabilities: serde_json::Map<String, serde_json::Value> = ranked
-                .iter()
-                .map(|(l, prob)| (l.to_string(), json!(prob)))
-                .collect();
-            let mut obj = json!({
-                "file": name,
-                "label": label,
-                "probability": p.probability(),
-                "probabilities": probabilities,
-                "entropy": p.distribution.entropy,
-            });
-            // Only when they apply, as filter adds X-Cwtext-Best and X-Cwtext-Note.
-            if unsure {
-                obj["best"] = json!(best);
-            }
-            if p.prior_only {
-                obj["prior_only"] = json!(true);
-            }
-            writeln!(out, "{obj}")?;
+            let record = JsonPrediction {
+                file: name,
+                label,
+                probability: p.probability(),
+                probabilities: Ranked(&ranked),
+                entropy: p.distribution.entropy,
+                // Only when they apply, as filter adds X-Cwtext-Best and X-Cwtext-Note.
+                best: unsure.then_some(best.as_str()),
+                prior_only: p.prior_only,
+            };
+            serde_json::to_writer(&mut *out, &record).map_err(std::io::Error::from)?;
+            writeln!(out)?;
         }
         OutputFormat::Tsv => {
             write!(
@@ -153,4 +146,114 @@ pub fn write_prediction(
         }
     }
     Ok(())
+}
+
+/// One prediction as `--format json` prints it, its fields in this order; `best` and
+/// `prior_only` only when they apply. Written straight out: building a `serde_json::Value`
+/// first took 3% of a served classify request.
+#[derive(serde::Serialize)]
+struct JsonPrediction<'a> {
+    file: &'a str,
+    label: &'a str,
+    probability: f64,
+    probabilities: Ranked<'a>,
+    entropy: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    best: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    prior_only: bool,
+}
+
+/// The ranked labels as a JSON object, most probable first.
+struct Ranked<'a>(&'a [(&'a str, f64)]);
+
+impl Serialize for Ranked<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (label, p) in self.0 {
+            map.serialize_entry(label, p)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::probability::LabelDistribution;
+    use serde_json::json;
+
+    /// The JSON line as the first version built it, through a `serde_json::Value`.
+    fn through_a_value(labels: &[String], name: &str, p: &Prediction, o: &OutputOptions) -> String {
+        let ranked = ranked(labels, p, o.top);
+        let probabilities: serde_json::Map<String, serde_json::Value> = ranked
+            .iter()
+            .map(|(l, prob)| (l.to_string(), json!(prob)))
+            .collect();
+        let mut obj = json!({
+            "file": name,
+            "label": o.decision(labels, p),
+            "probability": p.probability(),
+            "probabilities": probabilities,
+            "entropy": p.distribution.entropy,
+        });
+        if p.is_unsure(o.min_prob) {
+            obj["best"] = json!(labels[p.label]);
+        }
+        if p.prior_only {
+            obj["prior_only"] = json!(true);
+        }
+        format!("{obj}\n")
+    }
+
+    /// Written straight out, a prediction's JSON line is byte for byte the one built through a
+    /// `serde_json::Value`: names and labels that need escaping, unsure and sure, prior-only,
+    /// `--top`, ties, probabilities of 0, 1, tiny and NaN.
+    #[test]
+    fn json_written_straight_out_is_the_line_built_through_a_value() {
+        let labels: Vec<String> = ["ham", "spam \"quoted\"", "naïve\\tab\t", "\u{1F600}"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let distributions = [
+            vec![1.0, 0.0, 0.0, 0.0],
+            vec![0.25, 0.25, 0.25, 0.25],
+            vec![0.4, 0.35, 0.2, 0.05],
+            vec![1e-300, 0.5, 0.5 - 1e-300, 0.0],
+            vec![f64::NAN, 0.5, 0.25, 0.25],
+        ];
+        let mut cases = 0;
+        for probabilities in &distributions {
+            for label in 0..labels.len() {
+                for prior_only in [false, true] {
+                    for (top, min_prob) in
+                        [(None, None), (Some(2), Some(0.9)), (Some(0), Some(0.1))]
+                    {
+                        let p = Prediction {
+                            label,
+                            distribution: LabelDistribution {
+                                probabilities: probabilities.clone(),
+                                entropy: if label == 3 { f64::NAN } else { 0.123456789 },
+                            },
+                            prior_only,
+                        };
+                        let o = OutputOptions {
+                            format: OutputFormat::Json,
+                            top,
+                            min_prob,
+                            unsure_label: "_unsure".into(),
+                        };
+                        for name in ["-", "mail \"1\".eml", "dir/ü@12"] {
+                            let mut got = Vec::new();
+                            write_prediction(&mut got, &labels, name, &p, &o, false).unwrap();
+                            let want = through_a_value(&labels, name, &p, &o);
+                            assert_eq!(String::from_utf8(got).unwrap(), want);
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 5 * 4 * 2 * 3 * 3);
+    }
 }
