@@ -57,13 +57,14 @@ for _ in $(seq "$PAIRS"); do
   turn "$OLD" old
   turn "$NEW" new
 done | tee "$WORK/runs"
+# The median of the numbers on standard input.
+med() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 echo
 echo "| build | runs | rate (median) | p99 (median) | p99 ≤ 5 ms | p99 max | server CPU per request (median) |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for name in old new; do
   awk -v name="$name" '$1 == name' "$WORK/runs" | sort -k2,2n > "$WORK/r"
   n=$(wc -l < "$WORK/r")
-  med() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
   printf "| %s | %d | %.0f/s | %.2f ms | %d of %d | %.2f ms | %.1f µs |\n" "$name" "$n" \
     "$(cut -d' ' -f2 "$WORK/r" | med)" "$(cut -d' ' -f3 "$WORK/r" | med)" \
     "$(awk '$3 <= 5' "$WORK/r" | wc -l)" "$n" "$(cut -d' ' -f3 "$WORK/r" | sort -n | tail -1)" \

@@ -429,68 +429,87 @@ pub fn gibbs_probabilities(gaussians: &[ScoreGaussian], samples: usize, seed: u6
                 z.next().expect("the table holds samples × labels draws")
             })
         }
-        None => {
-            let standard = Normal::new(0.0, 1.0).expect("the standard normal is valid");
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            count_wins(gaussians, &stdevs, samples, move || {
-                standard.sample(&mut rng)
-            })
-        }
+        None => count_wins(gaussians, &stdevs, samples, standard_normal_draws(seed)),
     });
     wins.into_iter()
         .map(|w| w as f64 / samples as f64)
         .collect()
 }
 
-/// The most draws a thread keeps (8 MiB): `--samples` in the millions over many labels is
-/// drawn as it goes instead.
+/// The standard normal draws of `seed`, one per call: what the sampler consumes, kept or not.
+fn standard_normal_draws(seed: u64) -> impl FnMut() -> f64 {
+    let standard = Normal::new(0.0, 1.0).expect("the standard normal is valid");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    move || standard.sample(&mut rng)
+}
+
+/// The most draws a thread keeps in all (8 MiB): `--samples` in the millions over many labels
+/// is drawn as it goes instead.
 const MAX_KEPT_DRAWS: usize = 1 << 20;
+/// The most tables a thread keeps, and the most missed keys it remembers: one per model a
+/// server answers for in turn (the built-in three, or a filter and a router).
+const MAX_KEPT_TABLES: usize = 4;
+
+type DrawKey = (u64, usize, usize);
 
 thread_local! {
     static DRAWS: std::cell::RefCell<DrawCache> = const { std::cell::RefCell::new(DrawCache::new()) };
 }
 
-/// One thread's kept standard normal draws: those of one (seed, samples, labels), drawn in the
-/// order the sampler consumes them (sample by sample, label by label).
+/// One thread's kept standard normal draws, by (seed, samples, labels), each table in the order
+/// the sampler consumes it (sample by sample, label by label).
 struct DrawCache {
-    kept: Option<((u64, usize, usize), Vec<f64>)>,
-    /// The last key asked for that was not kept: a key is kept the second time in a row it is
-    /// asked for, so a caller that seeds every document differently (calibration's fit) never
-    /// pays for filling a table it does not read again.
-    last_missed: Option<(u64, usize, usize)>,
+    /// The kept tables, the most recently read last.
+    kept: Vec<(DrawKey, Vec<f64>)>,
+    /// The last keys asked for that were not kept, the newest last. A key is kept the second
+    /// time it is asked for among them, so a caller that seeds every document differently
+    /// (calibration's fit) never pays for filling a table it does not read again, and models
+    /// answered in turn are each kept.
+    missed: Vec<DrawKey>,
 }
 
 impl DrawCache {
     const fn new() -> DrawCache {
         DrawCache {
-            kept: None,
-            last_missed: None,
+            kept: Vec::new(),
+            missed: Vec::new(),
         }
+    }
+
+    #[cfg(test)]
+    fn kept_keys(&self) -> Vec<DrawKey> {
+        self.kept.iter().map(|(k, _)| *k).collect()
     }
 
     /// The draws of `seed` for `samples` × `labels`, if kept (or worth keeping now).
     fn draws(&mut self, seed: u64, samples: usize, labels: usize) -> Option<&[f64]> {
         let key = (seed, samples, labels);
-        if self.kept.as_ref().is_some_and(|(k, _)| *k == key) {
-            return self.kept.as_ref().map(|(_, z)| z.as_slice());
-        }
-        let n = samples.checked_mul(labels).filter(|&n| n <= MAX_KEPT_DRAWS);
-        match n {
-            Some(n) if self.last_missed == Some(key) => {
-                let standard = Normal::new(0.0, 1.0).expect("the standard normal is valid");
-                let mut rng = ChaCha8Rng::seed_from_u64(seed);
-                let mut z = self.kept.take().map(|(_, z)| z).unwrap_or_default();
-                z.clear();
-                z.extend((0..n).map(|_| standard.sample(&mut rng)));
-                self.last_missed = None;
-                self.kept = Some((key, z));
-                self.kept.as_ref().map(|(_, z)| z.as_slice())
+        if let Some(i) = self.kept.iter().position(|(k, _)| *k == key) {
+            let table = self.kept.remove(i);
+            self.kept.push(table);
+        } else {
+            let n = samples.checked_mul(labels).filter(|&n| n <= MAX_KEPT_DRAWS);
+            let seen = self.missed.iter().position(|k| *k == key);
+            let (Some(n), Some(i)) = (n, seen) else {
+                if self.missed.len() == MAX_KEPT_TABLES {
+                    self.missed.remove(0);
+                }
+                self.missed.push(key);
+                return None;
+            };
+            self.missed.remove(i);
+            let mut reused = Vec::new();
+            while self.kept.len() == MAX_KEPT_TABLES
+                || self.kept.iter().map(|(_, z)| z.len()).sum::<usize>() + n > MAX_KEPT_DRAWS
+            {
+                reused = self.kept.remove(0).1;
             }
-            _ => {
-                self.last_missed = Some(key);
-                None
-            }
+            reused.clear();
+            let mut draw = standard_normal_draws(seed);
+            reused.extend((0..n).map(|_| draw()));
+            self.kept.push((key, reused));
         }
+        self.kept.last().map(|(_, z)| z.as_slice())
     }
 }
 
@@ -609,25 +628,18 @@ mod tests {
         for (i, gs) in cases.iter().enumerate() {
             let stdevs = standard_deviations(gs);
             for samples in [1, 1000] {
-                let want = wins(gs, &stdevs, samples, streamed(i as u64));
+                let want = wins(gs, &stdevs, samples, standard_normal_draws(i as u64));
                 let got: Vec<usize> = gibbs_probabilities(gs, samples, i as u64)
                     .iter()
                     .map(|p| (p * samples as f64).round() as usize)
                     .collect();
                 assert_eq!(want, got, "case {i} {gs:?}");
                 if gs[0].mean.is_finite() {
-                    let two = two_label_wins(gs, &stdevs, samples, streamed(i as u64));
+                    let two = two_label_wins(gs, &stdevs, samples, standard_normal_draws(i as u64));
                     assert_eq!(want, two, "case {i}");
                 }
             }
         }
-    }
-
-    /// Standard normal draws straight from the seeded generator, as before draws were kept.
-    fn streamed(seed: u64) -> impl FnMut() -> f64 {
-        let standard = Normal::new(0.0, 1.0).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        move || standard.sample(&mut rng)
     }
 
     /// Kept draws give, call after call, the counts of drawing afresh: for 2, 3 and 20 labels,
@@ -643,7 +655,12 @@ mod tests {
                 .collect()
         };
         let fresh = |gs: &[ScoreGaussian], samples: usize, seed: u64| -> Vec<f64> {
-            let counts = wins(gs, &standard_deviations(gs), samples, streamed(seed));
+            let counts = wins(
+                gs,
+                &standard_deviations(gs),
+                samples,
+                standard_normal_draws(seed),
+            );
             counts.iter().map(|&w| w as f64 / samples as f64).collect()
         };
         let mut calls: Vec<(Vec<ScoreGaussian>, usize, u64)> = Vec::new();
@@ -670,7 +687,33 @@ mod tests {
             );
         }
         // The repeated default seed is kept; the too-large key never is.
-        DRAWS.with_borrow(|cache| assert!(cache.kept.as_ref().is_some_and(|(k, _)| k.0 == 0)));
+        DRAWS.with_borrow(|cache| assert!(cache.kept_keys().iter().any(|k| k.0 == 0)));
+    }
+
+    /// A thread that serves two models (a spam filter of 2 labels and a topic router of 20,
+    /// requests interleaved) keeps the draws of both: keys that alternate are kept too, not
+    /// drawn afresh for every request. Each call still counts as fresh draws do.
+    #[test]
+    fn two_models_in_turn_keep_their_draws() {
+        std::thread::spawn(|| {
+            let spam = [g(0.3, 0.5), g(-0.2, 0.4)];
+            let topics: Vec<ScoreGaussian> = (0..20).map(|z| g(0.01 * z as f64, 0.2)).collect();
+            for _ in 0..4 {
+                for gs in [&spam[..], &topics[..]] {
+                    let want = wins(gs, &standard_deviations(gs), 1000, standard_normal_draws(0));
+                    let got: Vec<usize> = gibbs_probabilities(gs, 1000, 0)
+                        .iter()
+                        .map(|p| (p * 1000.0).round() as usize)
+                        .collect();
+                    assert_eq!(want, got);
+                }
+            }
+            let kept = DRAWS.with_borrow(|cache| cache.kept_keys());
+            assert!(kept.contains(&(0, 1000, 2)), "{kept:?}");
+            assert!(kept.contains(&(0, 1000, 20)), "{kept:?}");
+        })
+        .join()
+        .unwrap();
     }
 
     /// Two labels: Pr[s₀ > s₁] = Φ((m₀ − m₁)/√(v₀ + v₁)). Within three standard errors.

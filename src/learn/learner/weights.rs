@@ -177,16 +177,18 @@ impl WeightTable {
             // file itself (f32 or f16).
             let row: Option<&[u8]> = match &self.data {
                 Storage::Owned(data) => data.get(j * w..(j + 1) * w).map(bytemuck::cast_slice),
-                Storage::View { decoded, .. } if decoded.get().is_some() => decoded
-                    .get()
-                    .and_then(|values| values.get(j * w..(j + 1) * w))
-                    .map(bytemuck::cast_slice),
                 Storage::View {
-                    bytes, start, half, ..
-                } => {
-                    let at = start + j * w * width(*half);
-                    (**bytes).as_ref().get(at..at + w * width(*half))
-                }
+                    bytes,
+                    start,
+                    half,
+                    decoded,
+                } => match decoded.get() {
+                    Some(values) => values.get(j * w..(j + 1) * w).map(bytemuck::cast_slice),
+                    None => {
+                        let at = start + j * w * width(*half);
+                        (**bytes).as_ref().get(at..at + w * width(*half))
+                    }
+                },
             };
             for line in row.unwrap_or_default().chunks(64) {
                 // SAFETY: prefetching is a hint without architectural effect; SSE is part of
