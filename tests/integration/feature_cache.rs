@@ -343,21 +343,51 @@ fn an_interrupted_cached_run_leaves_nothing_in_the_cache_directory() {
     let model = root.path().join("m.cwm");
     let args = ["--epochs", "2", "--cache", cache.to_str().unwrap()];
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGKILL] {
-        // A round whose signal could not land while the cache was written (the poll first
-        // saw the run after the cache was complete, or as it exited: a loaded machine can hold
-        // this thread back for the whole write) tests nothing and is run again.
-        let mut attempts = 0;
-        while !interrupted_while_writing(&dir, &model, &cache, &args, signal) {
-            attempts += 1;
-            assert!(
-                attempts < 10,
-                "signal {signal}: never caught a run writing the cache"
-            );
-            for entry in std::fs::read_dir(&cache).unwrap() {
-                std::fs::remove_file(entry.unwrap().path()).unwrap();
-            }
-            let _ = std::fs::remove_file(&model);
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_cwtext"));
+        command
+            .arg("train")
+            .arg(&dir)
+            .arg("-o")
+            .arg(&model)
+            .args(args)
+            .env_remove("CWTEXT_MODEL")
+            .stderr(std::process::Stdio::null());
+        // The run gets the signals as a terminal's Ctrl-C or a service manager would send
+        // them: a test process started in the background by a non-interactive shell (`cmd &`,
+        // `nohup`) ignores SIGINT, and an ignored signal is inherited, so the run would finish
+        // and exit 0 (as it did on such a CI run).
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                Ok(())
+            });
         }
+        let mut child = command.spawn().unwrap();
+        let started = std::time::Instant::now();
+        while !writes_below(child.id(), &cache) {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the run ended before it was seen writing the cache"
+            );
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "never saw the cache written"
+            );
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        // SAFETY: signals a child of this test.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "signal {signal}: {status:?}");
+        let left: Vec<_> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "signal {signal}: {left:?}");
+        assert!(!model.exists());
     }
     train(&dir, &model, &args, None);
     let said = train(&dir, &model, &args, None);
@@ -366,67 +396,6 @@ fn an_interrupted_cached_run_leaves_nothing_in_the_cache_directory() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         assert!(name.starts_with("features-"), "{name}");
     }
-}
-
-/// Whether a complete cache file (its final name) is in `cache`.
-fn cache_complete(cache: &Path) -> bool {
-    std::fs::read_dir(cache).unwrap().flatten().any(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        name.starts_with("features-") && name.ends_with(".cwc")
-    })
-}
-
-/// Starts `train --cache CACHE`, sends `signal` while the cache is being written (a file of the
-/// run open below `cache` and no complete cache there yet) and checks that the run failed and
-/// left nothing in `cache` and no model. `false` when the signal could not be sent while the
-/// cache was written (the run had completed it, or had ended, before it was seen): the caller
-/// tries again.
-fn interrupted_while_writing(
-    dir: &Path,
-    model: &Path,
-    cache: &Path,
-    args: &[&str],
-    signal: libc::c_int,
-) -> bool {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cwtext"))
-        .arg("train")
-        .arg(dir)
-        .arg("-o")
-        .arg(model)
-        .args(args)
-        .env_remove("CWTEXT_MODEL")
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    let writing = loop {
-        if child.try_wait().unwrap().is_some() {
-            break false;
-        }
-        if writes_below(child.id(), cache) {
-            break !cache_complete(cache);
-        }
-        assert!(
-            started.elapsed().as_secs() < 60,
-            "never saw the cache written"
-        );
-        std::thread::sleep(std::time::Duration::from_micros(200));
-    };
-    // SAFETY: signals a child of this test (not yet reaped, so its pid is still its own).
-    unsafe { libc::kill(child.id() as libc::pid_t, signal) };
-    let status = child.wait().unwrap();
-    // The cache completed between the look and the signal, or the run ended first: this
-    // round shows nothing about an interrupted write.
-    if !writing || status.success() || cache_complete(cache) {
-        return false;
-    }
-    let left: Vec<_> = std::fs::read_dir(cache)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(left.is_empty(), "signal {signal}: {left:?}");
-    assert!(!model.exists(), "signal {signal}");
-    true
 }
 
 /// The corpus's file list on disk (issue 20: past CWTEXT_FILE_LIST_IN_MEMORY documents, 100,000
