@@ -10,6 +10,7 @@
 # Needs wrk (Debian: apt-get install wrk). Loopback only; each run is bounded by its seconds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source benches/serve/lib.sh
 [ $# -ge 2 ] || { echo "usage: $0 OLD_CWTEXT NEW_CWTEXT [PAIRS]" >&2; exit 2; }
 OLD=$(realpath "$1")
 NEW=$(realpath "$2")
@@ -19,7 +20,7 @@ SECONDS_PER_RUN=${SECONDS_PER_RUN:-6}
 PORT=${PORT:-18480}
 command -v wrk > /dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 CORPUS=$PWD/tests/fixtures/mail
-MEDIAN=$(find "$CORPUS" -type f -printf '%s %p\n' | sort -n | awk '{ a[NR] = $2 } END { print a[int(NR / 2)] }')
+MEDIAN=$(typical_mail "$CORPUS")
 WORK=$(mktemp -d)
 SERVER=
 cleanup() { [ -n "$SERVER" ] && kill -9 "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
@@ -30,9 +31,7 @@ TICKS=$(getconf CLK_TCK)
 # One turn: BIN NAME; prints "NAME rate p99_ms cpu_us_per_request" per run.
 turn() {
   cp "$WORK/trained.cwm" "$WORK/served.cwm"
-  "$1" serve -q -m "m=$WORK/served.cwm" --listen "127.0.0.1:$PORT" > /dev/null &
-  SERVER=$!
-  for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PORT/health" > /dev/null && break; sleep 0.05; done
+  serve_model "$1" "$WORK/served.cwm"
   for _ in $(seq "$RUNS"); do
     local before after out
     before=$(awk '{ print $14 + $15 }' "/proc/$SERVER/stat")
@@ -45,7 +44,7 @@ turn() {
       $1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else { sub(/s$/, "", v); v *= 1000 }; p99 = v }
       END { printf "%s %.0f %.2f %.1f\n", name, rate, p99, ticks / hz / n * 1e6 }'
   done
-  kill -TERM "$SERVER"; wait "$SERVER" || true; SERVER=
+  stop_server
 }
 
 echo "old: $OLD ($("$OLD" --version))"

@@ -6,6 +6,7 @@
 #   bash benches/serve/run.sh            # about 2 minutes after the build
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source benches/serve/lib.sh
 [ -n "${SKIP_BUILD:-}" ] || cargo build --release --bin cwtext --example serve_load >&2
 BIN=$PWD/target/release/cwtext
 LOAD=$PWD/target/release/examples/serve_load
@@ -30,17 +31,9 @@ end=$(date +%s.%N)
 PROCESS_RATE=$(echo "$N / ($end - $start)" | bc -l)
 PROCESS_MS=$(echo "1000 * ($end - $start) / $N" | bc -l)
 
-serve() {
-  "$BIN" serve -q -m "m=$1" --listen "127.0.0.1:$PORT" > /dev/null &
-  SERVER=$!
-  for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PORT/health" > /dev/null && return; sleep 0.05; done
-  echo "the server did not start" >&2; exit 1
-}
-stop() { kill -TERM "$SERVER"; wait "$SERVER"; SERVER=; }
-
 # 2. Classify: 32 keep-alive clients.
 cp "$WORK/mail.cwm" "$WORK/served.cwm"
-serve "$WORK/served.cwm"
+serve_model "$BIN" "$WORK/served.cwm"
 CLASSIFY=$("$LOAD" classify "http://127.0.0.1:$PORT" "$CORPUS" --connections 32 --requests 400000 --seconds "$SECONDS_PER_RUN")
 # The same load from wrk (a load generator in C, lighter on the shared cores than ours) when it
 # is installed (Debian: apt-get install wrk): 2 threads, 32 connections, the same mails.
@@ -53,7 +46,7 @@ if command -v wrk > /dev/null; then
   # One typical mail, the median-sized fixture, with 1 and with 2 wrk threads (32 connections
   # either way): the generator's second thread takes a core's share from the server on these
   # 2 cores, where a client on another machine would take none.
-  MEDIAN=$(find "$CORPUS" -type f -printf '%s %p\n' | sort -n | awk '{ a[NR] = $2 } END { print a[int(NR / 2)] }')
+  MEDIAN=$(typical_mail "$CORPUS")
   MEDIAN_SIZE=$(stat -c %s "$MEDIAN")
   WRK1=$(wrk -t1 -c32 -d"${SECONDS_PER_RUN}s" --latency -s benches/serve/one.lua \
     "http://127.0.0.1:$PORT/classify" -- "$MEDIAN")
@@ -76,7 +69,7 @@ HANDLING=$(curl -sf "http://127.0.0.1:$PORT/metrics" | awk '
 # (a group is at most the corrections waiting, so fewer learners give smaller groups: 8 learners
 # alone reached about 1,100/s, 32 about 3,100/s, each sync taking a few ms on this disk).
 MIXED=$("$LOAD" mixed "http://127.0.0.1:$PORT" "$CORPUS" --connections 32 --learners 32 --requests 400000 --seconds "$SECONDS_PER_RUN")
-stop
+stop_server
 echo "$CLASSIFY" >&2; echo "$MIXED" >&2
 
 # 4. kill -9 at random moments during classify + learn, 20 times; then every acknowledged

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::{Serialize, Serializer};
 
 use crate::model::Prediction;
 use crate::text::mailbox::mbox::Message;
@@ -169,11 +169,7 @@ struct Ranked<'a>(&'a [(&'a str, f64)]);
 
 impl Serialize for Ranked<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (label, p) in self.0 {
-            map.serialize_entry(label, p)?;
-        }
-        map.end()
+        serializer.collect_map(self.0.iter().map(|(label, p)| (label, p)))
     }
 }
 

@@ -411,18 +411,20 @@ pub fn sample_distribution(
 
 /// Monte Carlo estimate of Pr[argmax = z] for independent Gaussian scores.
 ///
-/// The draws depend only on the seed, the number of samples and of labels, not on the scores:
-/// a document classified with the default seed uses the same standard normal draws as the one
-/// before it. So each thread keeps the draws of the last seed it saw twice in a row
-/// ([`DrawCache`]) and reads them instead of drawing them again: the same numbers in the same
-/// order, so the same counts, without the generator's cost (about a tenth of a served request).
+/// The draws depend only on the seed, not on the scores: `samples` × K labels take the first
+/// samples × K standard normals of the seed's stream, so a document classified with the
+/// default seed uses the draws of the one before it, whatever model it is. So each thread
+/// keeps the start of the streams of the seeds it sees again ([`DrawCache`]) and reads them
+/// instead of drawing them again: the same numbers in the same order, so the same counts,
+/// without the generator's cost (about a tenth of a served request).
 pub fn gibbs_probabilities(gaussians: &[ScoreGaussian], samples: usize, seed: u64) -> Vec<f64> {
     if gaussians.is_empty() {
         return Vec::new();
     }
     let samples = samples.max(1);
     let stdevs = standard_deviations(gaussians);
-    let wins = DRAWS.with_borrow_mut(|cache| match cache.draws(seed, samples, gaussians.len()) {
+    let n = samples.checked_mul(gaussians.len());
+    let wins = DRAWS.with_borrow_mut(|cache| match n.and_then(|n| cache.draws(seed, n)) {
         Some(table) => {
             let mut z = table.iter().copied();
             count_wins(gaussians, &stdevs, samples, move || {
@@ -446,26 +448,32 @@ fn standard_normal_draws(seed: u64) -> impl FnMut() -> f64 {
 /// The most draws a thread keeps in all (8 MiB): `--samples` in the millions over many labels
 /// is drawn as it goes instead.
 const MAX_KEPT_DRAWS: usize = 1 << 20;
-/// The most tables a thread keeps, and the most missed keys it remembers: one per model a
-/// server answers for in turn (the built-in three, or a filter and a router).
-const MAX_KEPT_TABLES: usize = 4;
-
-type DrawKey = (u64, usize, usize);
+/// The most seeds a thread keeps the draws of, and the most missed seeds it remembers: every
+/// model shares a seed's draws, so this is for callers that change the seed (`sample_seed`
+/// per request) among a few.
+const MAX_KEPT_SEEDS: usize = 4;
 
 thread_local! {
     static DRAWS: std::cell::RefCell<DrawCache> = const { std::cell::RefCell::new(DrawCache::new()) };
 }
 
-/// One thread's kept standard normal draws, by (seed, samples, labels), each table in the order
-/// the sampler consumes it (sample by sample, label by label).
+/// The start of one seed's stream of standard normals, and its generator to draw further.
+struct KeptStream {
+    seed: u64,
+    draws: Vec<f64>,
+    more: Box<dyn FnMut() -> f64>,
+}
+
+/// One thread's kept standard normal draws, by seed: each the first draws of the seed's
+/// stream, as long as the longest asked for (samples × labels), so one serves every model and
+/// sample count of that seed.
 struct DrawCache {
-    /// The kept tables, the most recently read last.
-    kept: Vec<(DrawKey, Vec<f64>)>,
-    /// The last keys asked for that were not kept, the newest last. A key is kept the second
+    /// The kept streams, the most recently read last.
+    kept: Vec<KeptStream>,
+    /// The last seeds asked for that were not kept, the newest last. A seed is kept the second
     /// time it is asked for among them, so a caller that seeds every document differently
-    /// (calibration's fit) never pays for filling a table it does not read again, and models
-    /// answered in turn are each kept.
-    missed: Vec<DrawKey>,
+    /// (calibration's fit) never pays for filling a table it does not read again.
+    missed: Vec<u64>,
 }
 
 impl DrawCache {
@@ -476,40 +484,49 @@ impl DrawCache {
         }
     }
 
+    /// The kept seeds and how many draws of each are kept.
     #[cfg(test)]
-    fn kept_keys(&self) -> Vec<DrawKey> {
-        self.kept.iter().map(|(k, _)| *k).collect()
+    fn kept_seeds(&self) -> Vec<(u64, usize)> {
+        self.kept.iter().map(|k| (k.seed, k.draws.len())).collect()
     }
 
-    /// The draws of `seed` for `samples` × `labels`, if kept (or worth keeping now).
-    fn draws(&mut self, seed: u64, samples: usize, labels: usize) -> Option<&[f64]> {
-        let key = (seed, samples, labels);
-        if let Some(i) = self.kept.iter().position(|(k, _)| *k == key) {
-            let table = self.kept.remove(i);
-            self.kept.push(table);
-        } else {
-            let n = samples.checked_mul(labels).filter(|&n| n <= MAX_KEPT_DRAWS);
-            let seen = self.missed.iter().position(|k| *k == key);
-            let (Some(n), Some(i)) = (n, seen) else {
-                if self.missed.len() == MAX_KEPT_TABLES {
-                    self.missed.remove(0);
-                }
-                self.missed.push(key);
-                return None;
-            };
-            self.missed.remove(i);
-            let mut reused = Vec::new();
-            while self.kept.len() == MAX_KEPT_TABLES
-                || self.kept.iter().map(|(_, z)| z.len()).sum::<usize>() + n > MAX_KEPT_DRAWS
-            {
-                reused = self.kept.remove(0).1;
-            }
-            reused.clear();
-            let mut draw = standard_normal_draws(seed);
-            reused.extend((0..n).map(|_| draw()));
-            self.kept.push((key, reused));
+    /// The first `n` draws of `seed`, if kept (or worth keeping now).
+    fn draws(&mut self, seed: u64, n: usize) -> Option<&[f64]> {
+        if n > MAX_KEPT_DRAWS {
+            return None;
         }
-        self.kept.last().map(|(_, z)| z.as_slice())
+        if let Some(i) = self.kept.iter().position(|k| k.seed == seed) {
+            let stream = self.kept.remove(i);
+            self.kept.push(stream);
+        } else if let Some(i) = self.missed.iter().position(|&s| s == seed) {
+            self.missed.remove(i);
+            if self.kept.len() == MAX_KEPT_SEEDS {
+                self.kept.remove(0);
+            }
+            self.kept.push(KeptStream {
+                seed,
+                draws: Vec::new(),
+                more: Box::new(standard_normal_draws(seed)),
+            });
+        } else {
+            if self.missed.len() == MAX_KEPT_SEEDS {
+                self.missed.remove(0);
+            }
+            self.missed.push(seed);
+            return None;
+        }
+        // Longer draws for this seed push the least recently read others out of the budget.
+        let (stream, others) = self.kept.split_last().expect("the stream just read");
+        let mut total =
+            others.iter().map(|k| k.draws.len()).sum::<usize>() + stream.draws.len().max(n);
+        while total > MAX_KEPT_DRAWS {
+            total -= self.kept.remove(0).draws.len();
+        }
+        let stream = self.kept.last_mut().expect("the stream just read");
+        let more = &mut stream.more;
+        let have = stream.draws.len();
+        stream.draws.extend((have..n).map(|_| more()));
+        Some(&stream.draws[..n])
     }
 }
 
@@ -686,13 +703,14 @@ mod tests {
                 gs.len()
             );
         }
-        // The repeated default seed is kept; the too-large key never is.
-        DRAWS.with_borrow(|cache| assert!(cache.kept_keys().iter().any(|k| k.0 == 0)));
+        // The repeated default seed is kept; the too-large call never is.
+        DRAWS.with_borrow(|cache| assert!(cache.kept_seeds().iter().any(|k| k.0 == 0)));
     }
 
     /// A thread that serves two models (a spam filter of 2 labels and a topic router of 20,
-    /// requests interleaved) keeps the draws of both: keys that alternate are kept too, not
-    /// drawn afresh for every request. Each call still counts as fresh draws do.
+    /// requests interleaved) keeps the draws of both, not drawn afresh for every request: one
+    /// kept stream of the seed, as long as the router's draws, whose start is the filter's.
+    /// Each call still counts as fresh draws do.
     #[test]
     fn two_models_in_turn_keep_their_draws() {
         std::thread::spawn(|| {
@@ -708,9 +726,8 @@ mod tests {
                     assert_eq!(want, got);
                 }
             }
-            let kept = DRAWS.with_borrow(|cache| cache.kept_keys());
-            assert!(kept.contains(&(0, 1000, 2)), "{kept:?}");
-            assert!(kept.contains(&(0, 1000, 20)), "{kept:?}");
+            let kept = DRAWS.with_borrow(|cache| cache.kept_seeds());
+            assert_eq!(kept, [(0, 1000 * 20)]);
         })
         .join()
         .unwrap();
