@@ -200,6 +200,17 @@ pub fn learn_with(
     documents: &[(FeatureVector, String)],
     options: &LearnOptions,
 ) -> Result<Corrections> {
+    // A new label must be a name; checked before anything changes, so a refused batch leaves
+    // the model as it was.
+    for (_, label) in documents {
+        if model.labels().iter().all(|l| l != label) {
+            if let Some(why) = crate::model::label_problem(label) {
+                return Err(Error::InvalidSetting(format!(
+                    "label {label:?} {why}: a label is a name (no line break, tab or other control character); the model was not changed"
+                )));
+            }
+        }
+    }
     let mut report = Corrections::default();
     // The model no longer matches the file it was read from.
     model.file_crc = None;

@@ -28,6 +28,25 @@ use crate::learn::learner::{CwConfig, DiagonalLearner, Learner, ScoreGaussian};
 use crate::text::pipeline::PipelineConfig;
 use crate::text::vocabulary::Vocabulary;
 
+/// The longest label name a model takes, in bytes: a folder name (255 bytes a level on most
+/// file systems) with room for several levels, and short enough for a mail header.
+pub const MAX_LABEL_BYTES: usize = 1024;
+
+/// Why `name` cannot be a label, or `None` when it can. A label is printed one per line (and
+/// per TSV field), becomes a folder and a header field: it must not be empty, hold a line
+/// break, a tab or another control character (Unicode's Cc), or be longer than
+/// [`MAX_LABEL_BYTES`].
+pub fn label_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".into());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Some(format!("has a control character (U+{:04X})", u32::from(c)));
+    }
+    (name.len() > MAX_LABEL_BYTES)
+        .then(|| format!("is {} bytes long, more than {MAX_LABEL_BYTES}", name.len()))
+}
+
 /// What the model says about one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {
@@ -181,5 +200,33 @@ impl Model {
             distribution: method.distribution(&gaussians),
             prior_only: self.is_prior_only(x),
         }
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_a_name_of_printable_characters_up_to_the_bound() {
+        for name in ["ham", "Work/Projects", "café", "_unsure", "a b", "\u{FFFD}"] {
+            assert_eq!(label_problem(name), None, "{name:?}");
+        }
+        assert_eq!(label_problem("").as_deref(), Some("is empty"));
+        for (name, code) in [
+            ("a\nb", "000A"),
+            ("\tx", "0009"),
+            ("x\u{7f}", "007F"),
+            ("next\u{85}line", "0085"),
+        ] {
+            let why = label_problem(name).unwrap();
+            assert!(why.contains(&format!("U+{code}")), "{name:?}: {why}");
+        }
+        // The bound counts bytes: 512 two-byte characters are at it, one more is over.
+        assert_eq!(label_problem(&"é".repeat(512)), None);
+        assert_eq!(
+            label_problem(&format!("{}x", "é".repeat(512))).as_deref(),
+            Some("is 1025 bytes long, more than 1024")
+        );
     }
 }

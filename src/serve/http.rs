@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Query, State};
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -127,11 +128,42 @@ async fn method_not_allowed() -> ApiError {
     )
 }
 
-type Params = Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
+/// A request's query parameters, or why they cannot be read: left to the handler, which
+/// answers (and counts) the error as it answers every other.
+struct Params(Result<HashMap<String, String>, ApiError>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Params {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Params(decode_query(&parts.uri)))
+    }
+}
+
+/// The query of `uri` as names and values. axum's parser decodes a percent-encoded byte that
+/// is not UTF-8 as U+FFFD, so a parameter whose bytes are not UTF-8 is refused first, named.
+fn decode_query(uri: &axum::http::Uri) -> Result<HashMap<String, String>, ApiError> {
+    use percent_encoding::percent_decode_str;
+    for pair in uri.query().unwrap_or("").split('&') {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if [name, value]
+            .iter()
+            .any(|part| percent_decode_str(part).decode_utf8().is_err())
+        {
+            return Err(ApiError::bad(format!(
+                "bad query string: parameter {} is not UTF-8 once percent-decoded",
+                percent_decode_str(name).decode_utf8_lossy()
+            )));
+        }
+    }
+    let Query(map) =
+        Query::try_from_uri(uri).map_err(|e| ApiError::bad(format!("bad query string: {e}")))?;
+    Ok(map)
+}
 
 /// The query's parameters, refusing any not in `allowed`.
 fn params(q: Params, allowed: &[&str]) -> Result<HashMap<String, String>, ApiError> {
-    let Query(map) = q.map_err(|e| ApiError::bad(format!("bad query string: {e}")))?;
+    let map = q.0?;
     if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(ApiError::bad(format!(
             "unknown parameter {k:?} (this endpoint takes: {})",
@@ -529,6 +561,11 @@ async fn learn(
                 ))
             }
         };
+        if let Some(why) = crate::model::label_problem(&label) {
+            return Err(ApiError::bad(format!(
+                "label {label:?} {why}: a label is a name (no line break, tab or other control character); nothing was learned"
+            )));
+        }
         let (bytes, _admitted) = state.body(&headers, body).await?;
         match served.learn(label.clone(), bytes.to_vec()).await {
             Ok(learned) => {

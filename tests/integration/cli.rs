@@ -1443,6 +1443,68 @@ fn learn_adds_unseen_labels_from_files_and_standard_input() {
     assert_refused(&out, "exactly two labels");
 }
 
+/// A label is a name: learn refuses one with a line break, a tab or another control character
+/// (it would break `label`'s TSV, `classify`'s lines and a folder's name) or longer than
+/// 1,024 bytes, saying why, and leaves the model as it was.
+#[test]
+fn learn_refuses_a_label_that_is_not_a_name_and_keeps_the_model() {
+    let (_dir, model) = train("mail", &[]);
+    let before = std::fs::read(&model).unwrap();
+    let news = fixtures().join("news/sci.space/train-08372.txt");
+    let long = "x".repeat(1025);
+    for (label, says) in [
+        ("spam\nX-Label: ham", "a control character (U+000A)"),
+        ("a\tb", "a control character (U+0009)"),
+        ("bell\u{7}", "a control character (U+0007)"),
+        (long.as_str(), "1025 bytes long, more than 1024"),
+    ] {
+        let out = cwtext()
+            .args(["learn", "-m"])
+            .arg(&model)
+            .args(["--label", label])
+            .arg(&news)
+            .output()
+            .unwrap();
+        assert_refused(&out, says);
+        assert_refused(&out, "the model was not changed");
+        assert_eq!(std::fs::read(&model).unwrap(), before, "{label:?}");
+    }
+    // Right at the bound, and any other character, are names.
+    let out = cwtext()
+        .args(["learn", "-q", "-m"])
+        .arg(&model)
+        .args(["--label", &"y".repeat(1024)])
+        .arg(&news)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// A label folder whose name holds a control character is refused by train, naming it.
+#[test]
+fn train_refuses_a_label_folder_whose_name_is_not_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (label, text) in [
+        ("good", "apples and pears"),
+        ("bad\tname", "nuts and bolts"),
+    ] {
+        std::fs::create_dir(dir.path().join(label)).unwrap();
+        std::fs::write(dir.path().join(label).join("a.txt"), text).unwrap();
+    }
+    let out = cwtext()
+        .arg("train")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(dir.path().join("m.cwm"))
+        .output()
+        .unwrap();
+    assert_refused(
+        &out,
+        "label \"bad\\tname\" has a control character (U+0009)",
+    );
+    assert!(!dir.path().join("m.cwm").exists());
+}
+
 /// The fixture files of `labels` in `corpus` whose names start with `prefix`, as (label, path).
 fn fixture_files(
     corpus: &str,

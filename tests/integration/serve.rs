@@ -830,6 +830,48 @@ fn bad_requests_get_a_json_error_and_the_server_keeps_going() {
     assert!(server.terminate().success());
 }
 
+/// A label must be a name, as for `cwtext learn`: a query whose percent-encoding is not UTF-8
+/// (which the query parser would turn into U+FFFD, a label nobody asked for) and a label with
+/// a control character are refused with a 400 before anything is journaled.
+#[test]
+fn learn_refuses_a_label_that_is_not_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let mail = std::fs::read(&mails()[0]).unwrap();
+    server
+        .post("/learn?label=%FF", &mail)
+        .assert_error(400, "parameter label is not UTF-8 once percent-decoded");
+    server
+        .post("/classify?unsure_label=caf%E9", &mail)
+        .assert_error(
+            400,
+            "parameter unsure_label is not UTF-8 once percent-decoded",
+        );
+    server
+        .post("/learn?label=spam%0D%0AX-Label:%20ham", &mail)
+        .assert_error(400, "a control character (U+000D)");
+    server
+        .post(&format!("/learn?label={}", "x".repeat(1025)), &mail)
+        .assert_error(400, "more than 1024");
+    let models = server.request("GET", "/models", &[], b"").json();
+    assert_eq!(
+        models["models"][0]["labels"],
+        serde_json::json!(["ham", "spam"])
+    );
+    assert_eq!(models["models"][0]["journal_corrections"], 0);
+    // Percent-encoded UTF-8 is a name like any other.
+    let answer = server.post("/learn?label=caf%C3%A9", &mail);
+    assert_eq!(
+        answer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
+    assert_eq!(answer.json()["new_labels"], serde_json::json!(["café"]));
+    assert!(server.terminate().success());
+}
+
 /// Scripts that send a request and shut their side of the connection (`printf … | nc -N`,
 /// spamc) get their answer, whether the request came in one write or a byte at a time.
 #[test]
