@@ -543,14 +543,27 @@ impl Model {
         Model::open(path, Checksum::Verify)
     }
 
+    /// Reads a model file into memory, checksum verified, never mapping it: for a process that
+    /// holds a model for long (`serve`). cwtext replaces a model by renaming a new file over
+    /// it, but `cp NEW MODEL` writes the file in place, cutting it to nothing first, and a
+    /// mapped page past the cut kills the process that reads it (SIGBUS).
+    pub fn read(path: &Path) -> Result<Model> {
+        Model::open_with(path, Checksum::Verify, false)
+    }
+
     /// Opens a model file by memory-mapping it (files under 1 MiB and non-regular files are
     /// read instead). cwtext never writes a model in place (it renames a new file over it), so
-    /// the mapped bytes do not change while they are in use.
+    /// the mapped bytes do not change while they are in use; a process that holds the model
+    /// for long reads it instead ([`Model::read`]).
     pub fn open(path: &Path, checksum: Checksum) -> Result<Model> {
+        Model::open_with(path, checksum, true)
+    }
+
+    fn open_with(path: &Path, checksum: Checksum, map: bool) -> Result<Model> {
         let io = |e| Error::io(path, e);
         let file = std::fs::File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
-        let bytes: SharedBytes = if meta.is_file() && meta.len() >= 1 << 20 {
+        let bytes: SharedBytes = if map && meta.is_file() && meta.len() >= 1 << 20 {
             // SAFETY: the map is read-only, and model files are replaced by rename, never
             // modified in place (see above); only an outside program truncating the file while
             // it is mapped could invalidate it.

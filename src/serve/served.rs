@@ -232,7 +232,7 @@ impl ServedModel {
         durability: Durability,
     ) -> Result<(Arc<ServedModel>, Opened), ServeError> {
         let lock = ModelLock::acquire(path)?;
-        let mut model = Model::load(path)?;
+        let mut model = Model::read(path)?;
         let crc = model
             .fingerprint()
             .expect("a model read from a file has its checksum");
@@ -673,7 +673,10 @@ impl Writer {
             Ok(l) => l,
             Err(e) => return Reload::Refused(e.to_string()),
         };
-        let loaded = Model::load(&self.path).and_then(|m| {
+        // The file as it is before it is read: a program that ignores the lock (`cp` writes in
+        // place) may change it while it is read, and then the next check sees a change again.
+        let identity = Identity::of(&self.path).unwrap_or(now);
+        let loaded = Model::read(&self.path).and_then(|m| {
             let p = Pipeline::new(m.pipeline())?;
             Ok((m, p))
         });
@@ -681,7 +684,7 @@ impl Writer {
             Ok(x) => x,
             Err(e) => {
                 let message = format!(
-                    "{}: the replaced model does not load, still serving the previous one: {e}",
+                    "{}: the replaced model does not load, still serving the previous one: {e} (a file still being written is read again when it changes)",
                     self.path.display()
                 );
                 if self.failed != Some(now) {
@@ -694,7 +697,6 @@ impl Writer {
         let crc = model
             .fingerprint()
             .expect("a model read from a file has its checksum");
-        let identity = Identity::of(&self.path).unwrap_or(now);
         match Journal::create(self.journal.path(), crc) {
             Ok(j) => self.journal = j,
             Err(e) => return Reload::Refused(e.to_string()),

@@ -1133,6 +1133,82 @@ fn learning_needs_the_token_when_one_is_set_and_beyond_loopback() {
     assert!(server.terminate().success());
 }
 
+/// `cp NEW MODEL` writes the served file in place: cut to nothing, then written piece by piece.
+/// A model of 1 MiB or more used to be read through a memory map, and a classification
+/// touching a page past the cut killed the server (SIGBUS). It must keep answering from its own
+/// copy, refuse the half-written file, and load the new one once it is whole.
+#[test]
+fn a_model_file_overwritten_in_place_under_load_neither_stops_the_server_nor_is_read_half() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = mail_model(dir.path(), "mail.cwm");
+    assert!(
+        std::fs::metadata(&model).unwrap().len() >= 1 << 20,
+        "a model the server would have mapped"
+    );
+    let out = cwtext()
+        .args(["train", "news", "-q", "--epochs", "1", "-o"])
+        .arg(dir.path().join("news.cwm"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let new = std::fs::read(dir.path().join("news.cwm")).unwrap();
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = {
+        let (stop, addr) = (stop.clone(), server.addr());
+        let mail = std::fs::read(&mails()[0]).unwrap();
+        std::thread::spawn(move || {
+            let mut statuses = std::collections::BTreeMap::new();
+            let (mut n, begun) = (0, Instant::now());
+            while !stop.load(std::sync::atomic::Ordering::Relaxed)
+                && n < 200_000
+                && begun.elapsed() < Duration::from_secs(30)
+            {
+                *statuses
+                    .entry(http(&addr, "POST", "/classify", &[], &mail).status)
+                    .or_insert(0) += 1;
+                n += 1;
+            }
+            statuses
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&model)
+            .unwrap();
+        // Requests keep coming while the file is empty, then while it is part written.
+        std::thread::sleep(Duration::from_millis(300));
+        for piece in new.chunks(new.len() / 8 + 1) {
+            f.write_all(piece).unwrap();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    let labels = |server: &Server| {
+        server.request("GET", "/models", &[], b"").json()["models"][0]["labels"].clone()
+    };
+    let news = serde_json::json!(["rec.sport.hockey", "sci.space", "talk.politics.mideast"]);
+    let start = Instant::now();
+    while labels(&server) != news {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "not reloaded: {}",
+            server.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let statuses = load
+        .join()
+        .unwrap_or_else(|_| panic!("the server stopped answering: {}", server.stderr()));
+    assert_eq!(statuses.keys().collect::<Vec<_>>(), [&200], "{statuses:?}");
+    let post = std::fs::read(fixtures().join("news/sci.space/test-05593.txt")).unwrap();
+    assert_eq!(server.post("/classify", &post).json()["label"], "sci.space");
+    assert!(server.terminate().success());
+}
+
 /// A model file replaced by `train -o` is picked up between requests; replaced again while a
 /// correction is pending, it is refused (a log line, learning suspended), never merged.
 #[test]
