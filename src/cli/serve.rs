@@ -156,7 +156,9 @@ pub fn run(args: ServeArgs, threads: Option<usize>, ui: &Ui) -> anyhow::Result<O
         .context("cannot start the server's runtime")?;
     runtime.block_on(async {
         let stop = cwtext::serve::shutdown_signal().context("cannot handle SIGTERM")?;
+        let hangup = cwtext::serve::hangup_signal().context("cannot handle SIGHUP")?;
         let server = plan.bind().await?;
+        server.reload_on_hangup(hangup);
         for (name, opened) in &server.opened {
             if opened.torn_bytes > 0 {
                 ui.warn(format!(

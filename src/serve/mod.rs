@@ -316,6 +316,35 @@ impl Server {
         &self.state.models
     }
 
+    /// On every SIGHUP, checks at once whether model files were replaced (as `POST /reload`
+    /// does; the server also checks every second) and logs what each model did, as daemons
+    /// reload on a hangup.
+    pub fn reload_on_hangup(&self, mut hangup: tokio::signal::unix::Signal) {
+        let models: Vec<Arc<ServedModel>> = self
+            .state
+            .models
+            .iter()
+            .filter(|m| m.file.is_some())
+            .cloned()
+            .collect();
+        tokio::spawn(async move {
+            while hangup.recv().await.is_some() {
+                for m in &models {
+                    match m.reload().await {
+                        served::Reload::Unchanged => {
+                            log::info!("{}: SIGHUP: the model file is unchanged", m.name)
+                        }
+                        // Logged by the reload itself.
+                        served::Reload::Reloaded { .. } => {}
+                        served::Reload::Refused(why) => {
+                            log::warn!("{}: SIGHUP: not reloaded: {why}", m.name)
+                        }
+                    }
+                }
+            }
+        });
+    }
+
     /// Answers until `shutdown` completes, then stops accepting, lets the requests in flight
     /// finish (up to 30 s), snapshots every model and returns.
     pub async fn serve(
@@ -426,6 +455,13 @@ impl Server {
             )))
         }
     }
+}
+
+/// SIGHUP, to be given to [`Server::reload_on_hangup`]: installed when called (inside the
+/// runtime), so call it before announcing the server, as [`shutdown_signal`]. Without it a
+/// hangup (a closed terminal, `systemctl reload`) would end the server at once, unsnapshotted.
+pub fn hangup_signal() -> std::io::Result<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
 }
 
 /// A future that completes on SIGTERM or SIGINT. The handlers are installed when this is

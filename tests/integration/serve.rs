@@ -1133,6 +1133,35 @@ fn learning_needs_the_token_when_one_is_set_and_beyond_loopback() {
     assert!(server.terminate().success());
 }
 
+/// SIGHUP (a closed terminal, `systemctl reload`) ended the server at once, unsnapshotted: it
+/// now checks the model files, says so, and goes on serving; SIGTERM still stops it cleanly.
+#[test]
+fn a_hangup_reloads_instead_of_ending_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    mail_model(dir.path(), "mail.cwm");
+    let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
+    let pid = server.child.as_ref().unwrap().id();
+    signal(pid, "HUP");
+    let start = Instant::now();
+    while !server
+        .stderr()
+        .contains("mail: SIGHUP: the model file is unchanged")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{}",
+            server.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mail = std::fs::read(&mails()[0]).unwrap();
+    assert_eq!(server.post("/classify", &mail).status, 200);
+    assert_eq!(server.post("/learn?label=spam", &mail).status, 200);
+    signal(pid, "HUP");
+    assert_eq!(server.request("GET", "/health", &[], b"").status, 200);
+    assert!(server.terminate().success());
+}
+
 /// `cp NEW MODEL` writes the served file in place: cut to nothing, then written piece by piece.
 /// A model of 1 MiB or more used to be read through a memory map, and a classification
 /// touching a page past the cut killed the server (SIGBUS). It must keep answering from its own
