@@ -239,8 +239,16 @@ impl ServePlan {
                 (Listener::Tcp(l), format!("http://{local}"))
             }
             Listen::Unix(path) => {
-                if path.exists() {
-                    // A socket left by a killed server is replaced; a live one is not.
+                if let Ok(meta) = std::fs::symlink_metadata(path) {
+                    // A socket left by a killed server is replaced; a live one is not, nor is
+                    // anything that is not a socket.
+                    use std::os::unix::fs::FileTypeExt;
+                    if !meta.file_type().is_socket() {
+                        return Err(ServeError::Refused(format!(
+                            "{}: exists and is not a socket; --socket makes a new one there, so move that file or name another path",
+                            path.display()
+                        )));
+                    }
                     if std::os::unix::net::UnixStream::connect(path).is_ok() {
                         return Err(ServeError::Refused(format!(
                             "{}: another server listens there",

@@ -1133,6 +1133,52 @@ fn learning_needs_the_token_when_one_is_set_and_beyond_loopback() {
     assert!(server.terminate().success());
 }
 
+/// `--socket PATH` replaces a socket a killed server left there, but never a file that is not
+/// a socket (it deleted `--socket notes.txt`, a slip of the keyboard away from data loss).
+#[test]
+fn the_socket_path_replaces_a_left_socket_but_no_other_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "precious").unwrap();
+    let err = dir.path().join("serve.err");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(dir.path())
+        .args(["serve", "-m", "spam", "--socket"])
+        .arg(&notes)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    // Bounded: a server that took the path would serve until killed.
+    let status = wait_bounded(&mut child, Duration::from_secs(10));
+    let said = std::fs::read_to_string(&err).unwrap();
+    assert_eq!(status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("notes.txt: exists and is not a socket; --socket makes a new one there, so move that file or name another path"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious");
+    // A socket nobody listens on (as a killed server leaves it) is replaced.
+    let left = dir.path().join("left.sock");
+    drop(std::os::unix::net::UnixListener::bind(&left).unwrap());
+    assert!(left.exists());
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(dir.path())
+        .args(["serve", "-m", "spam", "--socket"])
+        .arg(&left)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), format!("unix:{}", left.display()));
+    signal(child.id(), "TERM");
+    assert!(wait_bounded(&mut child, Duration::from_secs(10)).success());
+}
+
 /// SIGHUP (a closed terminal, `systemctl reload`) ended the server at once, unsnapshotted: it
 /// now checks the model files, says so, and goes on serving; SIGTERM still stops it cleanly.
 #[test]
