@@ -249,6 +249,23 @@ fn learn_with_the_command(model: &Path, corrections: &[(&str, Vec<u8>)]) {
     }
 }
 
+/// `cwtext serve -m spam --socket SOCKET` from `dir`: the child and the URL it printed first.
+fn serve_spam_on_socket(dir: &Path, socket: &Path) -> (Child, String) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(dir)
+        .args(["serve", "-m", "spam", "--socket"])
+        .arg(socket)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line.trim().to_string())
+}
+
 fn copy(from: &Path, to: &Path) -> PathBuf {
     std::fs::copy(from, to).unwrap();
     to.to_path_buf()
@@ -1162,19 +1179,8 @@ fn the_socket_path_replaces_a_left_socket_but_no_other_file() {
     let left = dir.path().join("left.sock");
     drop(std::os::unix::net::UnixListener::bind(&left).unwrap());
     assert!(left.exists());
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-        .current_dir(dir.path())
-        .args(["serve", "-m", "spam", "--socket"])
-        .arg(&left)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line.trim(), format!("unix:{}", left.display()));
+    let (mut child, url) = serve_spam_on_socket(dir.path(), &left);
+    assert_eq!(url, format!("unix:{}", left.display()));
     signal(child.id(), "TERM");
     assert!(wait_bounded(&mut child, Duration::from_secs(10)).success());
 }
@@ -1592,24 +1598,13 @@ fn the_commands_talk_to_a_running_server() {
 
     // A Unix socket.
     let socket = dir.path().join("cwtext.sock");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-        .current_dir(dir.path())
-        .args(["serve", "-m", "spam", "--socket"])
-        .arg(&socket)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line.trim(), format!("unix:{}", socket.display()));
+    let (mut child, url) = serve_spam_on_socket(dir.path(), &socket);
+    assert_eq!(url, format!("unix:{}", socket.display()));
     let out = run(
         &[
             "classify",
             "--server",
-            line.trim(),
+            url.as_str(),
             "-m",
             "spam",
             "--format",
