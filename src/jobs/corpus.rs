@@ -554,6 +554,16 @@ impl SplitKeys {
     pub fn shard(&self, n: usize) -> usize {
         (u64::from(self.shard_key) % n.max(1) as u64) as usize
     }
+
+    /// Which of `folds` cross-validation folds: 0 for the held-out fifth, 1 to `folds` − 1 for
+    /// the rest by the shard key (a second hash, so the folds beside the fifth are even too).
+    pub fn fold(&self, folds: usize) -> usize {
+        if self.held_out {
+            0
+        } else {
+            1 + self.shard(folds - 1)
+        }
+    }
 }
 
 #[cfg(test)]

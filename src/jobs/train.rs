@@ -158,6 +158,78 @@ pub const SELECTION_EPOCHS: usize = 1;
 /// fifth are then seen `epochs + FINISH_EPOCHS` times, those in it `FINISH_EPOCHS` times.
 pub const FINISH_EPOCHS: usize = 2;
 
+/// Folds of the cross-validation that chooses the stop words of a corpus too small to hold out
+/// [`MIN_SELECTION_DOCUMENTS`]: the held-out fifth and the rest split in four by a second hash
+/// ([`SplitKeys::fold`](crate::jobs::corpus::SplitKeys::fold)), as `tune` cross-validates.
+pub const SELECTION_FOLDS: usize = 5;
+
+/// The choice on a corpus too small to hold out a fifth of [`MIN_SELECTION_DOCUMENTS`]: each
+/// candidate (its settings, the examples its pipeline gives and its name) trained for `epochs`
+/// on every fold but one and scored on that one, for each of [`SELECTION_FOLDS`] folds, so every
+/// document is validated once. Returns the trials (accuracy and macro-F1 over every validated
+/// document), the index of the most accurate (the first on ties) and how many documents were
+/// validated. A fold that leaves nothing to train on or to validate is passed over.
+pub(crate) fn cross_validated_choice<S: ExampleSource + Sync + ?Sized>(
+    candidates: &[(TrainSettings, &S, String)],
+    labels: usize,
+    epochs: usize,
+    start: Option<&Model>,
+) -> Result<(Vec<SelectionTrial>, usize, usize)> {
+    let folds: Vec<Vec<Subset<'_, S>>> = candidates
+        .iter()
+        .map(|(_, examples, _)| {
+            Subset::partition(*examples, SELECTION_FOLDS, &|e| {
+                e.split.fold(SELECTION_FOLDS)
+            })
+        })
+        .collect::<Result<_>>()?;
+    let jobs: Vec<(usize, usize)> = (0..candidates.len())
+        .flat_map(|c| (0..SELECTION_FOLDS).map(move |f| (c, f)))
+        .collect();
+    let hidden = NoProgress;
+    // Per job, (predicted, truth) of each validated document.
+    let answers: Vec<Vec<(usize, usize)>> = jobs
+        .par_iter()
+        .map(|&(c, f)| {
+            let validation = &folds[c][f];
+            let train = validation.complement();
+            if train.is_empty() || validation.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut trainer = start_trainer(&candidates[c].0, labels, start)?;
+            for _ in 0..epochs {
+                trainer.epoch_over(&train, &hidden)?;
+            }
+            let learner = trainer.predictor();
+            let mut out = Vec::with_capacity(validation.len());
+            for_each(validation, |_, e| {
+                out.push((
+                    crate::learn::learner::argmax(&learner.scores(&e.x)),
+                    e.label,
+                ));
+            })?;
+            Ok(out)
+        })
+        .collect::<Result<_>>()?;
+    let mut trials = Vec::with_capacity(candidates.len());
+    let mut validated = 0;
+    for (c, (_, _, name)) in candidates.iter().enumerate() {
+        let mut score = Score::new(labels);
+        for answers in &answers[c * SELECTION_FOLDS..(c + 1) * SELECTION_FOLDS] {
+            answers.iter().for_each(|&(p, t)| score.add(p, t));
+        }
+        validated = score.total;
+        let (accuracy, macro_f1) = score.accuracy_and_macro_f1();
+        trials.push(SelectionTrial {
+            setting: name.clone(),
+            accuracy,
+            macro_f1,
+        });
+    }
+    let chosen = most_accurate(&trials, |t| t.accuracy);
+    Ok((trials, chosen, validated))
+}
+
 /// Accuracy and macro-F1 (over the labels present in the truth or the predictions) of
 /// predictions (one label per example) on labelled examples.
 pub fn accuracy_and_macro_f1(
@@ -351,6 +423,18 @@ pub(crate) fn train_corpus(
     let hidden = NoProgress;
     let mut passes = 0;
     let sharded = settings.sharding.shards > 1;
+    // Too few held out to choose on but enough documents in all: the stop words are chosen by
+    // cross-validation instead, the prior kept at the base's (with few documents the prior is
+    // most of the model). On small corpora cut from the comparison's (90 to 200 documents) the
+    // base list cost questions by answer type 10 to 12 points and SMS spam 7, and no choice
+    // this way lost anything (`benches/results/small-corpora-2026-11-27.md`).
+    let stop_word_choices: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].learner.prior == candidates[0].learner.prior)
+        .collect();
+    let cross_validate = !choose
+        && !sharded
+        && stop_word_choices.len() > 1
+        && held_count + kept_count >= MIN_SELECTION_DOCUMENTS;
     // A model on the four fifths outside the held-out fifth: a trainer to continue on
     // everything, or (sharded) a merged model.
     enum Partial {
@@ -417,6 +501,7 @@ pub(crate) fn train_corpus(
             chosen = most_accurate(&trials, |t| t.1.accuracy);
             partial = trials[chosen].0.take();
             selection = Some(Selection {
+                folds: 0,
                 held_out: held_count,
                 epochs: select_epochs,
                 trials: trials.into_iter().map(|(_, t, _)| t).collect(),
@@ -433,6 +518,29 @@ pub(crate) fn train_corpus(
                 }
                 passes += settings.epochs - select_epochs;
             }
+        } else if cross_validate {
+            progress.set_message(&format!(
+                "choosing among {} settings by cross-validation",
+                stop_word_choices.len()
+            ));
+            let which: Vec<(TrainSettings, &Featurised, String)> = stop_word_choices
+                .iter()
+                .map(|&i| {
+                    let c = &candidates[i];
+                    (settings_of(c), examples_of(c), c.name.clone())
+                })
+                .collect();
+            let (trials, best, validated) =
+                cross_validated_choice(&which, labels.len(), select_epochs, start)?;
+            passes += stop_word_choices.len() * SELECTION_FOLDS * select_epochs;
+            chosen = stop_word_choices[best];
+            selection = Some(Selection {
+                held_out: validated,
+                epochs: select_epochs,
+                trials,
+                chosen: best,
+                folds: SELECTION_FOLDS,
+            });
         } else {
             selection_skipped = Some(format!(
                 "kept {}: too few documents to choose settings on ({held_count} held out, at least {MIN_SELECTION_DOCUMENTS} needed)",

@@ -33,8 +33,8 @@ use crate::jobs::examples::{for_each, Example, ExampleSource, Subset};
 use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
-    base_unless_clearly_better, check_epochs, featurize_cached, most_accurate, TrainSettings,
-    Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    base_unless_clearly_better, check_epochs, cross_validated_choice, featurize_cached,
+    most_accurate, TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -531,7 +531,14 @@ fn search(
         }
         forget_unneeded_answers(&mut trials, first_count);
     }
-    let pick = trains_pick(&trials, first_count, sizes.1);
+    let pick = if sizes.1 < MIN_SELECTION_DOCUMENTS
+        && sizes.0 + sizes.1 >= MIN_SELECTION_DOCUMENTS
+        && first_count >= 2
+    {
+        trains_cross_validated_pick(&cache, base, corpus.labels.len(), &trials[..first_count])?
+    } else {
+        trains_pick(&trials, first_count, sizes.1)
+    };
     let challengers = challengers(&trials, pick);
     let mut cross_validated = Vec::new();
     if !challengers.is_empty() {
@@ -565,11 +572,7 @@ fn trains_epochs(base: &TrainSettings) -> usize {
 /// A document's fold: 0 for the held-out fifth, 1 to [`FOLDS`] − 1 for the rest by its shard
 /// key.
 fn fold_of(e: &Example) -> usize {
-    if e.split.held_out {
-        0
-    } else {
-        1 + e.split.shard(FOLDS - 1)
-    }
+    e.split.fold(FOLDS)
 }
 
 /// Trains each of `which` (indices into `trials`) on every fold but one and validates it on
@@ -665,8 +668,9 @@ fn most_accurate_first(trials: &[Trial]) -> Vec<usize> {
 /// What plain `train` picks: the first `choices` trials are what it chooses among, and it
 /// takes the most accurate on the held-out fifth after [`SELECTION_EPOCHS`], the earliest on
 /// ties (its own rule, [`crate::jobs::train::most_accurate`]); the first, its base settings,
-/// when fewer than [`MIN_SELECTION_DOCUMENTS`] documents are held out, as `train` then does not
-/// choose.
+/// when fewer than [`MIN_SELECTION_DOCUMENTS`] documents are held out (where `train` then
+/// cross-validates its stop words, [`trains_cross_validated_pick`] is its pick; this the one of
+/// a corpus too small for that too).
 fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
     if held_out < MIN_SELECTION_DOCUMENTS {
         return 0;
@@ -674,6 +678,35 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
     most_accurate(&trials[..choices.min(trials.len())], |t| {
         t.selection_accuracy
     })
+}
+
+/// What plain `train` picks on a corpus too small to hold out [`MIN_SELECTION_DOCUMENTS`]: the
+/// stop words of its choices at the base prior, cross-validated as `train` does
+/// ([`cross_validated_choice`]); an index into `choices`.
+fn trains_cross_validated_pick(
+    cache: &HashMap<FeatureChoice, Featurised>,
+    base: &TrainSettings,
+    labels: usize,
+    choices: &[Trial],
+) -> Result<usize> {
+    let at_base: Vec<usize> = (0..choices.len())
+        .filter(|&i| choices[i].candidate.learner.prior == choices[0].candidate.learner.prior)
+        .collect();
+    let which = at_base
+        .iter()
+        .map(|&i| {
+            let c = &choices[i].candidate;
+            let settings = TrainSettings {
+                pipeline: c.pipeline(&base.pipeline)?,
+                learner: c.learner.clone(),
+                ..base.clone()
+            };
+            Ok((settings, &cache[&c.features], String::new()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let epochs = SELECTION_EPOCHS.min(trains_epochs(base));
+    let (_, best, _) = cross_validated_choice(&which, labels, epochs, None)?;
+    Ok(at_base[best])
 }
 
 /// The [`CHALLENGERS`] most accurate trials on the held-out fifth that are more accurate than

@@ -183,6 +183,15 @@ pub struct Selection {
     pub trials: Vec<SelectionTrial>,
     /// The index of the chosen trial.
     pub chosen: usize,
+    /// 0 when the candidates were scored on the held-out fifth; otherwise the folds of the
+    /// cross-validation that scored them on every document (a corpus too small to hold out
+    /// a fifth of [`MIN_SELECTION_DOCUMENTS`](crate::jobs::train::MIN_SELECTION_DOCUMENTS)).
+    #[serde(default, skip_serializing_if = "no_folds")]
+    pub folds: usize,
+}
+
+fn no_folds(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One candidate's score on the held-out fifth.
@@ -214,8 +223,14 @@ impl Selection {
             1 => " after 1 epoch".to_string(),
             n => format!(" after {n} epochs"),
         };
+        let on = match self.folds {
+            0 => "held-out accuracy".to_string(),
+            k => format!(
+                "accuracy over {k} cross-validation folds (too few documents to hold out a fifth)"
+            ),
+        };
         format!(
-            "chose {}{kept}: held-out accuracy{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}",
+            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}",
             chosen.setting,
             chosen.accuracy,
             chosen.macro_f1,

@@ -131,6 +131,88 @@ fn question_words_make_train_drop_the_stop_word_list() {
     assert_eq!(trained.model.header.selection.as_ref(), Some(&selection));
 }
 
+/// A corpus too small to hold out 50 documents (25 questions a label: about 20 held out) kept the
+/// base list, which deletes the question words: the stop words are now chosen by
+/// cross-validation over five folds, every document validated once, the prior kept at the
+/// base's; the same bytes each time. Fewer than 50 documents in all still keep the base.
+#[test]
+fn a_corpus_too_small_to_hold_out_a_fifth_chooses_its_stop_words_by_cross_validation() {
+    let all = Choose {
+        stopwords: true,
+        prior: true,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    question_corpus(dir.path(), 25);
+    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+    let trained = train_corpus(&corpus, &settings(all));
+    let selection = trained.selection.clone().unwrap_or_else(|| {
+        panic!(
+            "no choice: {}",
+            trained.selection_skipped.as_deref().unwrap_or_default()
+        )
+    });
+    assert_eq!(selection.folds, 5, "{}", selection.describe());
+    assert_eq!(selection.held_out, 100, "every document validated once");
+    // The stop words only, at the base prior (flat for these settings).
+    let names: Vec<&str> = selection
+        .trials
+        .iter()
+        .map(|t| t.setting.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "stop words english, prior flat",
+            "stop words none, prior flat"
+        ]
+    );
+    assert_eq!(selection.chosen, 1, "{}", selection.describe());
+    assert!(
+        selection.trials[0].accuracy <= 0.76,
+        "{}",
+        selection.describe()
+    );
+    assert!(
+        selection.trials[1].accuracy > 0.9,
+        "{}",
+        selection.describe()
+    );
+    assert!(
+        selection
+            .describe()
+            .contains("accuracy over 5 cross-validation folds"),
+        "{}",
+        selection.describe()
+    );
+    assert!(!trained
+        .model
+        .header
+        .pipeline
+        .filters
+        .iter()
+        .any(|f| matches!(
+            f,
+            cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
+        )));
+    assert_eq!(trained.model.header.selection.as_ref(), Some(&selection));
+    let again = train_corpus(&corpus, &settings(all));
+    assert_eq!(trained.model.to_bytes(), again.model.to_bytes());
+
+    let few = tempfile::tempdir().unwrap();
+    question_corpus(few.path(), 12);
+    let corpus = scan_labelled(few.path(), &FileFilter::default()).unwrap();
+    let trained = train_corpus(&corpus, &settings(all));
+    assert!(trained.selection.is_none());
+    assert!(
+        trained
+            .selection_skipped
+            .as_deref()
+            .is_some_and(|s| s.contains("too few documents")),
+        "{:?}",
+        trained.selection_skipped
+    );
+}
+
 #[test]
 fn nothing_free_means_nothing_chosen_and_the_same_bytes_each_time() {
     let dir = tempfile::tempdir().unwrap();
@@ -231,31 +313,39 @@ fn tune_that_keeps_trains_pick_writes_trains_model() {
     // compares, after its selection epochs) and train it as plain `train` does: the same
     // weights, byte for byte. Before, it took the most accurate at each trial's best epoch and
     // retrained that for that epoch count, a different model of the same settings.
-    let dir = tempfile::tempdir().unwrap();
-    question_corpus(dir.path(), 120);
-    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-    let plain = cwtext::jobs::plan::TrainRequest::default()
-        .plan()
-        .unwrap()
-        .train(&corpus, None, &NoProgress, &mut |_| {})
-        .unwrap()
-        .trained;
-    let tune = cwtext::jobs::tune::TuneRequest {
-        budget: 4,
-        ..Default::default()
-    }
-    .plan()
-    .unwrap();
-    let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
-    assert!(search.best < 4);
-    assert_eq!(
-        search.trials[search.best].candidate.learner,
-        match plain.model.header.learner.clone() {
-            cwtext::model::LearnerConfig::Cw(c) => c,
+    // 120 questions a label choose on the held-out fifth, 25 by cross-validation (too few
+    // held out): tune's pick is train's either way.
+    for per_label in [120, 25] {
+        let dir = tempfile::tempdir().unwrap();
+        question_corpus(dir.path(), per_label);
+        let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+        let plain = cwtext::jobs::plan::TrainRequest::default()
+            .plan()
+            .unwrap()
+            .train(&corpus, None, &NoProgress, &mut |_| {})
+            .unwrap()
+            .trained;
+        let tune = cwtext::jobs::tune::TuneRequest {
+            budget: 4,
+            ..Default::default()
         }
-    );
-    assert_eq!(search.epochs, 5, "train's epochs");
-    let tuned = tune.train_winner(&corpus, &search, &NoProgress).unwrap();
-    assert_eq!(tuned.model.header.pipeline, plain.model.header.pipeline);
-    assert_eq!(tuned.model.learner, plain.model.learner);
+        .plan()
+        .unwrap();
+        let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
+        assert!(search.best < 4);
+        assert_eq!(
+            search.trials[search.best].candidate.learner,
+            match plain.model.header.learner.clone() {
+                cwtext::model::LearnerConfig::Cw(c) => c,
+            }
+        );
+        assert_eq!(search.epochs, 5, "train's epochs");
+        let tuned = tune.train_winner(&corpus, &search, &NoProgress).unwrap();
+        assert_eq!(
+            plain.model.header.selection.as_ref().map(|s| s.folds),
+            Some(if per_label == 25 { 5 } else { 0 })
+        );
+        assert_eq!(tuned.model.header.pipeline, plain.model.header.pipeline);
+        assert_eq!(tuned.model.learner, plain.model.learner);
+    }
 }
