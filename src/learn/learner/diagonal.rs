@@ -400,16 +400,15 @@ impl DiagonalLearner {
     /// of a hashed table lie at random in memory, and scoring would otherwise wait for each.
     #[inline]
     fn for_each_row(&self, x: &FeatureVector, mut f: impl FnMut(f64, &[f32])) {
-        let indices = x.indices();
+        let (indices, rows) = (x.indices(), self.weights.rows());
         for &j in indices.iter().take(PREFETCH_AHEAD) {
-            self.weights.prefetch_row(j as usize);
+            rows.prefetch(j as usize);
         }
         for (i, (&j, &xj)) in indices.iter().zip(x.data()).enumerate() {
             if let Some(&ahead) = indices.get(i + PREFETCH_AHEAD) {
-                self.weights.prefetch_row(ahead as usize);
+                rows.prefetch(ahead as usize);
             }
-            self.weights
-                .with_row(j as usize, |row| f(f64::from(xj), row));
+            rows.with_row(j as usize, |row| f(f64::from(xj), row));
         }
     }
 }

@@ -143,66 +143,28 @@ impl WeightTable {
     /// so that classifying with a mapped model reads a few rows and never the whole table.
     #[inline]
     pub fn with_row<R>(&self, j: usize, f: impl FnOnce(&[f32]) -> R) -> R {
-        let w = self.labels * 2;
-        match &self.data {
+        self.rows().with_row(j, f)
+    }
+
+    /// The rows, with where they are held found once: for reading many rows in a loop (a
+    /// document's features). Finding a view's values is a checked cast of the mapped bytes
+    /// (alignment and length), which cost more than scoring the row when it was done per row.
+    #[inline]
+    pub fn rows(&self) -> Rows<'_> {
+        let width = self.labels * 2;
+        let values = match &self.data {
             Storage::View {
                 bytes,
                 start,
                 half: true,
                 decoded,
             } if decoded.get().is_none() => {
-                let at = start + j * w * 2;
-                let bytes = &(**bytes).as_ref()[at..at + w * 2];
-                if w <= STACK_ROW {
-                    let mut row = [0f32; STACK_ROW];
-                    decode_into(bytes, true, &mut row[..w]);
-                    f(&row[..w])
-                } else {
-                    f(&decode(bytes, true))
-                }
+                let bytes = &(**bytes).as_ref()[*start..*start + self.len() * 2];
+                RowValues::F16(bytes)
             }
-            _ => f(self.row(j)),
-        }
-    }
-
-    /// Asks the CPU to start loading row `j` into cache. A document's features are known
-    /// before its rows are read, and the rows of a large table are spread over memory at random
-    /// (hashing): without this, scoring waits for memory once per feature.
-    #[inline]
-    pub fn prefetch_row(&self, j: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let w = self.labels * 2;
-            // The row's bytes wherever they are: an owned table, a decoded view, or the mapped
-            // file itself (f32 or f16).
-            let row: Option<&[u8]> = match &self.data {
-                Storage::Owned(data) => data.get(j * w..(j + 1) * w).map(bytemuck::cast_slice),
-                Storage::View {
-                    bytes,
-                    start,
-                    half,
-                    decoded,
-                } => match decoded.get() {
-                    Some(values) => values.get(j * w..(j + 1) * w).map(bytemuck::cast_slice),
-                    None => {
-                        let at = start + j * w * width(*half);
-                        (**bytes).as_ref().get(at..at + w * width(*half))
-                    }
-                },
-            };
-            for line in row.unwrap_or_default().chunks(64) {
-                // SAFETY: prefetching is a hint without architectural effect; SSE is part of
-                // every x86-64 CPU, and the address points into `row`.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch(
-                        line.as_ptr().cast::<i8>(),
-                        std::arch::x86_64::_MM_HINT_T0,
-                    )
-                };
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = j;
+            _ => RowValues::F32(self.raw()),
+        };
+        Rows { width, values }
     }
 
     #[inline]
@@ -306,6 +268,71 @@ impl WeightTable {
     }
 }
 
+/// A table's rows as [`WeightTable::rows`] finds them.
+pub struct Rows<'a> {
+    /// Values per row: a (μ, σ) pair per label.
+    width: usize,
+    values: RowValues<'a>,
+}
+
+/// Where the rows' values are.
+enum RowValues<'a> {
+    /// f32 values: owned, decoded, or read in place from a model file.
+    F32(&'a [f32]),
+    /// The little-endian f16 values of a view not decoded: rows are decoded one at a time.
+    F16(&'a [u8]),
+}
+
+impl Rows<'_> {
+    /// Calls `f` with row `j` (decoded on the stack from f16).
+    #[inline]
+    pub fn with_row<R>(&self, j: usize, f: impl FnOnce(&[f32]) -> R) -> R {
+        let w = self.width;
+        match self.values {
+            RowValues::F32(values) => f(&values[j * w..(j + 1) * w]),
+            RowValues::F16(bytes) => {
+                let bytes = &bytes[j * w * 2..(j + 1) * w * 2];
+                if w <= STACK_ROW {
+                    let mut row = [0f32; STACK_ROW];
+                    decode_into(bytes, true, &mut row[..w]);
+                    f(&row[..w])
+                } else {
+                    f(&decode(bytes, true))
+                }
+            }
+        }
+    }
+
+    /// Asks the CPU to start loading row `j` into cache. A document's features are known
+    /// before its rows are read, and the rows of a large table are spread over memory at random
+    /// (hashing): without this, scoring waits for memory once per feature.
+    #[inline]
+    pub fn prefetch(&self, j: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let w = self.width;
+            // The row's bytes wherever they are: an owned table, a decoded view, or the mapped
+            // file itself (f32 or f16).
+            let row: Option<&[u8]> = match self.values {
+                RowValues::F32(values) => values.get(j * w..(j + 1) * w).map(bytemuck::cast_slice),
+                RowValues::F16(bytes) => bytes.get(j * w * 2..(j + 1) * w * 2),
+            };
+            for line in row.unwrap_or_default().chunks(64) {
+                // SAFETY: prefetching is a hint without architectural effect; SSE is part of
+                // every x86-64 CPU, and the address points into `row`.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch(
+                        line.as_ptr().cast::<i8>(),
+                        std::arch::x86_64::_MM_HINT_T0,
+                    )
+                };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = j;
+    }
+}
+
 fn width(half: bool) -> usize {
     if half {
         2
@@ -398,8 +425,13 @@ mod tests {
 
     /// A table of 3 features × 2 labels with distinct values, and its bytes at offset 64.
     fn table_and_bytes(half: bool) -> (WeightTable, SharedBytes) {
+        table_and_bytes_at(half, 64)
+    }
+
+    /// The same with its bytes at `offset`.
+    fn table_and_bytes_at(half: bool, offset: usize) -> (WeightTable, SharedBytes) {
         let values: Vec<f32> = (0..12).map(|i| i as f32 * 0.5 - 2.0).collect();
-        let mut bytes = vec![0u8; 64];
+        let mut bytes = vec![0u8; offset];
         for v in &values {
             if half {
                 bytes.extend_from_slice(&half::f16::from_f32(*v).to_le_bytes());
@@ -423,6 +455,26 @@ mod tests {
                 assert_eq!(view.row(j), owned.row(j));
             }
             assert_eq!(view, owned);
+        }
+    }
+
+    /// The rows found once read what `row` reads: from an owned table, an f32 view in place
+    /// (aligned) or decoded (misaligned), an f16 view row by row and once decoded.
+    #[test]
+    fn rows_read_every_storage_alike() {
+        for (half, offset) in [(false, 64), (false, 66), (true, 64), (true, 65)] {
+            let (owned, bytes) = table_and_bytes_at(half, offset);
+            let view = WeightTable::view(3, 2, bytes, offset, half).unwrap();
+            for table in [&owned, &view] {
+                let rows = table.rows();
+                for j in 0..3 {
+                    rows.prefetch(j);
+                    rows.with_row(j, |row| assert_eq!(row, owned.row(j)));
+                }
+            }
+            // After the whole table was decoded (`row` decodes an f16 view).
+            assert_eq!(view.row(2), owned.row(2));
+            view.rows().with_row(1, |row| assert_eq!(row, owned.row(1)));
         }
     }
 
