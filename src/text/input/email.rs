@@ -204,7 +204,7 @@ fn other_fields(message: &mail_parser::Message<'_>) -> (Vec<(String, String)>, O
             continue;
         }
         let mut joined = String::with_capacity(value.len());
-        for word in String::from_utf8_lossy(value).split_ascii_whitespace() {
+        for word in super::decode::lossy_utf8(value).split_ascii_whitespace() {
             if !joined.is_empty() {
                 joined.push(' ');
             }

@@ -60,17 +60,24 @@ pub fn is_separator(line: &[u8]) -> bool {
     let Some(rest) = line.strip_prefix(b"From ") else {
         return false;
     };
-    let rest = String::from_utf8_lossy(rest);
-    let words: Vec<&str> = rest.split_whitespace().collect();
+    // Every message `cwtext serve` classifies starts here (is it an mbox?): one pass over the
+    // words, no allocation.
+    let rest = crate::text::input::decode::lossy_utf8(rest);
     let is_time = |w: &str| {
-        let parts: Vec<&str> = w.split(':').collect();
-        (2..=3).contains(&parts.len())
-            && parts
-                .iter()
-                .all(|p| (1..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+        let mut parts = 0;
+        w.split(':').all(|p| {
+            parts += 1;
+            (1..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())
+        }) && (2..=3).contains(&parts)
     };
     let is_year = |w: &str| w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit());
-    words.len() >= 3 && words.iter().any(|w| is_time(w)) && words.iter().any(|w| is_year(w))
+    let (mut words, mut time, mut year) = (0, false, false);
+    for word in rest.split_whitespace() {
+        words += 1;
+        time = time || is_time(word);
+        year = year || is_year(word);
+    }
+    words >= 3 && time && year
 }
 
 /// Whether the file at `path` starts like an mbox (its first line is a separator). Reads at
@@ -511,6 +518,14 @@ mod tests {
         assert!(!is_separator(b"From the desk of the president\n"));
         assert!(!is_separator(b"From: someone@example.com\n"));
         assert!(!is_separator(b">From god Sat Jan  3 01:05:34 1996\n"));
+        // Three words at least; a time of two or three parts of one or two digits.
+        assert!(!is_separator(b"From 01:05 1996"));
+        assert!(is_separator(b"From x 1:5 1996"));
+        assert!(!is_separator(b"From x 1:2:3:4 1996"));
+        assert!(!is_separator(b"From x 123:45 1996"));
+        assert!(!is_separator(b"From x 12: 1996"));
+        assert!(!is_separator(b"From x 12:30 96"));
+        assert!(is_separator(b"From \xff\xfe 12:30 1996"));
     }
 
     #[test]
