@@ -394,7 +394,23 @@ impl ConstraintModel for DiagonalLearner {
     }
 }
 
+/// Adds one feature's part to each block's score Gaussian: μ·x and σ·x².
+#[inline(always)]
+fn add_row(out: &mut [ScoreGaussian], xj: f64, row: &[f32]) {
+    for (g, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
+        g.mean += f64::from(pair[0]) * xj;
+        g.variance += f64::from(pair[1]) * xj * xj;
+    }
+}
+
 impl DiagonalLearner {
+    /// The score Gaussians of a table of `K` blocks.
+    fn block_gaussians<const K: usize>(&self, x: &FeatureVector) -> [ScoreGaussian; K] {
+        let mut out = [ScoreGaussian::default(); K];
+        self.for_each_row(x, |xj, row| add_row(&mut out, xj, row));
+        out
+    }
+
     /// Calls `f` with each feature's value and its weight row (mean and variance per label),
     /// in the vector's order, asking for the rows [`PREFETCH_AHEAD`] features ahead: the rows
     /// of a hashed table lie at random in memory, and scoring would otherwise wait for each.
@@ -437,14 +453,19 @@ impl Learner for DiagonalLearner {
     }
 
     fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
-        let blocks = self.weights.labels();
-        let mut out = vec![ScoreGaussian::default(); blocks];
-        self.for_each_row(x, |xj, row| {
-            for (g, pair) in out.iter_mut().zip(row.chunks_exact(2)) {
-                g.mean += f64::from(pair[0]) * xj;
-                g.variance += f64::from(pair[1]) * xj * xj;
+        // One or two blocks (a binary formulation, two labels) sum into a local array that the
+        // compiler keeps in registers: summing into a Vec went through memory for every
+        // feature (the typical mail's scores: 30,600 → 16,600 instructions, callgrind). The
+        // same sums in the same order either way.
+        let mut out = match self.weights.labels() {
+            1 => self.block_gaussians::<1>(x).to_vec(),
+            2 => self.block_gaussians::<2>(x).to_vec(),
+            blocks => {
+                let mut out = vec![ScoreGaussian::default(); blocks];
+                self.for_each_row(x, |xj, row| add_row(&mut out, xj, row));
+                out
             }
-        });
+        };
         if self.binary() {
             // Label 0 scores a constant 0, label 1 scores w·x: label 1 wins iff w·x > 0.
             out.insert(0, ScoreGaussian::default());
@@ -776,6 +797,40 @@ mod tests {
         assert_eq!(crate::learn::learner::argmax(&cw.scores(&doc)), 1);
         cw.learn(&x(2, &[(1, 1.0)]), 0);
         assert!(cw.weights().row(1)[0] < 0.0, "label 0 pushes w·x below 0");
+    }
+
+    /// The score Gaussians sum each feature's part, μ·x and σ·x², in the vector's order, for
+    /// one block (the binary formulation), two and three (the first two summed in a local
+    /// array): exactly, not approximately.
+    #[test]
+    fn score_gaussians_sum_the_features_parts_in_order() {
+        for (binary, labels) in [(true, 2), (false, 2), (false, 3)] {
+            let p = CwConfig {
+                binary,
+                eta: ETA_PHI_1,
+                ..CwConfig::default()
+            }
+            .validate()
+            .unwrap();
+            let mut cw = DiagonalLearner::new(p, 6, labels);
+            for (i, label) in [(0, 0), (1, 1), (2, labels - 1), (3, 0), (4, 1)] {
+                cw.learn(&x(6, &[(i, 1.0), (5, 0.5)]), label);
+            }
+            let doc = x(6, &[(0, 0.3), (2, 1.5), (3, -2.0), (4, 0.7), (5, 0.25)]);
+            let mut want = vec![ScoreGaussian::default(); labels];
+            for (&j, &v) in doc.indices().iter().zip(doc.data()) {
+                let xj = f64::from(v);
+                for (g, (mean, variance)) in want.iter_mut().zip(cw.label_weights(j as usize)) {
+                    g.mean += mean * xj;
+                    g.variance += variance * xj * xj;
+                }
+            }
+            assert_eq!(
+                cw.score_gaussians(&doc),
+                want,
+                "binary {binary}, {labels} labels"
+            );
+        }
     }
 
     #[test]
