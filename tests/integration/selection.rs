@@ -59,6 +59,16 @@ fn question_corpus(dir: &std::path::Path, per_label: usize) {
     }
 }
 
+/// Whether the model's pipeline holds a stop-word list.
+fn has_stop_word_list(model: &cwtext::model::Model) -> bool {
+    model.header.pipeline.filters.iter().any(|f| {
+        matches!(
+            f,
+            cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
+        )
+    })
+}
+
 fn settings(choose: Choose) -> TrainSettings {
     let mut settings = TrainSettings::new(5, 1);
     settings.pipeline = PipelineConfig {
@@ -117,16 +127,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
     assert!(with_list <= 0.76, "{}", selection.describe());
     assert!(chosen.accuracy > 0.95, "{}", selection.describe());
     // The model that ships has the chosen pipeline, and was calibrated on the held-out fifth.
-    assert!(!trained
-        .model
-        .header
-        .pipeline
-        .filters
-        .iter()
-        .any(|f| matches!(
-            f,
-            cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
-        )));
+    assert!(!has_stop_word_list(&trained.model));
     assert!(trained.fit.is_some());
     assert_eq!(trained.model.header.selection.as_ref(), Some(&selection));
 }
@@ -184,16 +185,7 @@ fn a_corpus_too_small_to_hold_out_a_fifth_chooses_its_stop_words_by_cross_valida
         "{}",
         selection.describe()
     );
-    assert!(!trained
-        .model
-        .header
-        .pipeline
-        .filters
-        .iter()
-        .any(|f| matches!(
-            f,
-            cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
-        )));
+    assert!(!has_stop_word_list(&trained.model));
     assert_eq!(trained.model.header.selection.as_ref(), Some(&selection));
     let again = train_corpus(&corpus, &settings(all));
     assert_eq!(trained.model.to_bytes(), again.model.to_bytes());

@@ -44,10 +44,7 @@ impl Server {
             .stderr(std::fs::File::create(&stderr_path).unwrap())
             .spawn()
             .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        let line = first_line(&mut child);
         if line.trim().is_empty() {
             let _ = child.wait();
             return Err(std::fs::read_to_string(&stderr_path).unwrap());
@@ -259,11 +256,43 @@ fn serve_spam_on_socket(dir: &Path, socket: &Path) -> (Child, String) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let line = first_line(&mut child);
+    (child, line.trim().to_string())
+}
+
+/// The first line a child writes on its piped standard output (a server's URL).
+fn first_line(child: &mut Child) -> String {
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    (child, line.trim().to_string())
+    line
+}
+
+/// Sends the first fixture mail to `/classify` on connection after connection until `stop`
+/// (bounded: at most 200,000 requests and 30 s, so a fast server does not end before what the
+/// test waits for), counting the answers by `key`.
+fn classify_until(
+    server: &Server,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    key: impl Fn(&Answer) -> String + Send + 'static,
+) -> std::thread::JoinHandle<std::collections::BTreeMap<String, usize>> {
+    let (stop, addr) = (stop.clone(), server.addr());
+    let mail = std::fs::read(&mails()[0]).unwrap();
+    std::thread::spawn(move || {
+        let mut answers = std::collections::BTreeMap::new();
+        let (mut n, begun) = (0, Instant::now());
+        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && n < 200_000
+            && begun.elapsed() < Duration::from_secs(30)
+        {
+            *answers
+                .entry(key(&http(&addr, "POST", "/classify", &[], &mail)))
+                .or_insert(0) += 1;
+            n += 1;
+        }
+        answers
+    })
 }
 
 fn copy(from: &Path, to: &Path) -> PathBuf {
@@ -1235,24 +1264,7 @@ fn a_model_file_overwritten_in_place_under_load_neither_stops_the_server_nor_is_
     let new = std::fs::read(dir.path().join("news.cwm")).unwrap();
     let server = Server::start(dir.path(), &["-m", "mail=mail.cwm"]);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let load = {
-        let (stop, addr) = (stop.clone(), server.addr());
-        let mail = std::fs::read(&mails()[0]).unwrap();
-        std::thread::spawn(move || {
-            let mut statuses = std::collections::BTreeMap::new();
-            let (mut n, begun) = (0, Instant::now());
-            while !stop.load(std::sync::atomic::Ordering::Relaxed)
-                && n < 200_000
-                && begun.elapsed() < Duration::from_secs(30)
-            {
-                *statuses
-                    .entry(http(&addr, "POST", "/classify", &[], &mail).status)
-                    .or_insert(0) += 1;
-                n += 1;
-            }
-            statuses
-        })
-    };
+    let load = classify_until(&server, &stop, |a| a.status.to_string());
     std::thread::sleep(Duration::from_millis(200));
     {
         let mut f = std::fs::OpenOptions::new()
@@ -1284,7 +1296,7 @@ fn a_model_file_overwritten_in_place_under_load_neither_stops_the_server_nor_is_
     let statuses = load
         .join()
         .unwrap_or_else(|_| panic!("the server stopped answering: {}", server.stderr()));
-    assert_eq!(statuses.keys().collect::<Vec<_>>(), [&200], "{statuses:?}");
+    assert_eq!(statuses.keys().collect::<Vec<_>>(), ["200"], "{statuses:?}");
     let post = std::fs::read(fixtures().join("news/sci.space/test-05593.txt")).unwrap();
     assert_eq!(server.post("/classify", &post).json()["label"], "sci.space");
     assert!(server.terminate().success());
@@ -1304,30 +1316,10 @@ fn a_replaced_model_is_reloaded_unless_corrections_are_pending() {
     // Classify requests keep coming while the model is replaced: every one is answered, by
     // the old model or the new one.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let addr = server.addr();
-    let load = {
-        let stop = stop.clone();
-        let mail = std::fs::read(&mails()[0]).unwrap();
-        std::thread::spawn(move || {
-            let mut answers = std::collections::BTreeMap::new();
-            // Bounded in requests and time; until the new model answered, not by a count a
-            // fast server ends before the replacement is read (2,000 did once mail was quicker).
-            let (mut n, begun) = (0, Instant::now());
-            while !stop.load(std::sync::atomic::Ordering::Relaxed)
-                && n < 200_000
-                && begun.elapsed() < Duration::from_secs(30)
-            {
-                let a = http(&addr, "POST", "/classify", &[], &mail);
-                let label = match a.status {
-                    200 => a.json()["label"].as_str().unwrap().to_string(),
-                    s => format!("status {s}"),
-                };
-                *answers.entry(label).or_insert(0) += 1;
-                n += 1;
-            }
-            answers
-        })
-    };
+    let load = classify_until(&server, &stop, |a| match a.status {
+        200 => a.json()["label"].as_str().unwrap().to_string(),
+        s => format!("status {s}"),
+    });
     std::thread::sleep(Duration::from_millis(200));
     let out = cwtext()
         .args(["train", "news", "-q", "--epochs", "1", "-o"])
