@@ -211,14 +211,15 @@ pub(crate) fn cross_validated_choice<S: ExampleSource + Sync + ?Sized>(
             Ok(out)
         })
         .collect::<Result<_>>()?;
+    // The documents the first candidate (the base) validated: the candidates' counts differ by
+    // the documents a stop-word list leaves without words, which that pipeline skips.
+    let validated = answers[..SELECTION_FOLDS].iter().map(Vec::len).sum();
     let mut trials = Vec::with_capacity(candidates.len());
-    let mut validated = 0;
     for (c, (_, _, name)) in candidates.iter().enumerate() {
         let mut score = Score::new(labels);
         for answers in &answers[c * SELECTION_FOLDS..(c + 1) * SELECTION_FOLDS] {
             answers.iter().for_each(|&(p, t)| score.add(p, t));
         }
-        validated = score.total;
         let (accuracy, macro_f1) = score.accuracy_and_macro_f1();
         trials.push(SelectionTrial {
             setting: name.clone(),
