@@ -258,14 +258,12 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
         path: corpus.root.clone(),
         message,
     };
-    if let Some((label, why)) = corpus
+    if let Some(refusal) = corpus
         .labels
         .iter()
-        .find_map(|l| crate::model::label_problem(l).map(|why| (l, why)))
+        .find_map(|l| crate::model::label_refusal(l))
     {
-        return Err(refuse(format!(
-            "label {label:?} {why} ({how}): a label is a name, printed one per line and used as a folder and a header field; rename that folder"
-        )));
+        return Err(refuse(format!("{refusal}; rename that folder ({how})")));
     }
     if let Some(sub) = corpus.labels.iter().find(|l| {
         let last = l.rsplit('/').next().unwrap_or(l);

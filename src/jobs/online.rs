@@ -204,9 +204,9 @@ pub fn learn_with(
     // the model as it was.
     for (_, label) in documents {
         if model.labels().iter().all(|l| l != label) {
-            if let Some(why) = crate::model::label_problem(label) {
+            if let Some(refusal) = crate::model::label_refusal(label) {
                 return Err(Error::InvalidSetting(format!(
-                    "label {label:?} {why}: a label is a name (no line break, tab or other control character); the model was not changed"
+                    "{refusal}; the model was not changed"
                 )));
             }
         }

@@ -163,6 +163,12 @@ pub const FINISH_EPOCHS: usize = 2;
 /// ([`SplitKeys::fold`](crate::jobs::corpus::SplitKeys::fold)), as `tune` cross-validates.
 pub const SELECTION_FOLDS: usize = 5;
 
+/// Whether the choice is made by cross-validation ([`cross_validated_choice`]): too few
+/// documents held out to choose on, enough in all.
+pub(crate) fn chooses_by_folds(held_out: usize, documents: usize) -> bool {
+    held_out < MIN_SELECTION_DOCUMENTS && documents >= MIN_SELECTION_DOCUMENTS
+}
+
 /// The choice on a corpus too small to hold out a fifth of [`MIN_SELECTION_DOCUMENTS`]: each
 /// candidate (its settings, the examples its pipeline gives and its name) trained for `epochs`
 /// on every fold but one and scored on that one, for each of [`SELECTION_FOLDS`] folds, so every
@@ -432,10 +438,9 @@ pub(crate) fn train_corpus(
     let stop_word_choices: Vec<usize> = (0..candidates.len())
         .filter(|&i| candidates[i].learner.prior == candidates[0].learner.prior)
         .collect();
-    let cross_validate = !choose
-        && !sharded
+    let cross_validate = !sharded
         && stop_word_choices.len() > 1
-        && held_count + kept_count >= MIN_SELECTION_DOCUMENTS;
+        && chooses_by_folds(held_count, held_count + kept_count);
     // A model on the four fifths outside the held-out fifth: a trainer to continue on
     // everything, or (sharded) a merged model.
     enum Partial {

@@ -33,8 +33,9 @@ use crate::jobs::examples::{for_each, Example, ExampleSource, Subset};
 use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
-    base_unless_clearly_better, check_epochs, cross_validated_choice, featurize_cached,
-    most_accurate, TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
+    featurize_cached, most_accurate, TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS,
+    SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -531,10 +532,7 @@ fn search(
         }
         forget_unneeded_answers(&mut trials, first_count);
     }
-    let pick = if sizes.1 < MIN_SELECTION_DOCUMENTS
-        && sizes.0 + sizes.1 >= MIN_SELECTION_DOCUMENTS
-        && first_count >= 2
-    {
+    let pick = if chooses_by_folds(sizes.1, sizes.0 + sizes.1) && first_count >= 2 {
         trains_cross_validated_pick(&cache, base, corpus.labels.len(), &trials[..first_count])?
     } else {
         trains_pick(&trials, first_count, sizes.1)

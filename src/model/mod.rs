@@ -47,6 +47,17 @@ pub fn label_problem(name: &str) -> Option<String> {
         .then(|| format!("is {} bytes long, more than {MAX_LABEL_BYTES}", name.len()))
 }
 
+/// [`label_problem`] as a sentence for an error message (`label "a\nb" has a control
+/// character (U+000A): a label is a name …`), or `None` when `name` can be a label; each
+/// caller adds what it left as it was.
+pub fn label_refusal(name: &str) -> Option<String> {
+    label_problem(name).map(|why| {
+        format!(
+            "label {name:?} {why}: a label is a name (no line break, tab or other control character, at most {MAX_LABEL_BYTES} bytes)"
+        )
+    })
+}
+
 /// What the model says about one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {

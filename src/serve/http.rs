@@ -272,6 +272,15 @@ impl AppState {
         }
     }
 
+    /// The models served from files (the built-in ones have nothing to reload or learn into).
+    pub fn file_models(&self) -> Vec<Arc<ServedModel>> {
+        self.models
+            .iter()
+            .filter(|m| m.file.is_some())
+            .cloned()
+            .collect()
+    }
+
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
         let Some(token) = &self.token else {
             return Ok(());
@@ -561,10 +570,8 @@ async fn learn(
                 ))
             }
         };
-        if let Some(why) = crate::model::label_problem(&label) {
-            return Err(ApiError::bad(format!(
-                "label {label:?} {why}: a label is a name (no line break, tab or other control character); nothing was learned"
-            )));
+        if let Some(refusal) = crate::model::label_refusal(&label) {
+            return Err(ApiError::bad(format!("{refusal}; nothing was learned")));
         }
         let (bytes, _admitted) = state.body(&headers, body).await?;
         match served.learn(label.clone(), bytes.to_vec()).await {
@@ -606,12 +613,7 @@ async fn reload(State(state): State<Arc<AppState>>, q: Params, headers: HeaderMa
         let map = params(q, &["model"])?;
         let chosen: Vec<Arc<ServedModel>> = match map.get("model") {
             Some(_) => vec![state.model(&map, state.default_model)?.clone()],
-            None => state
-                .models
-                .iter()
-                .filter(|m| m.file.is_some())
-                .cloned()
-                .collect(),
+            None => state.file_models(),
         };
         let mut out = serde_json::Map::new();
         let mut refused = false;

@@ -328,13 +328,7 @@ impl Server {
     /// does; the server also checks every second) and logs what each model did, as daemons
     /// reload on a hangup.
     pub fn reload_on_hangup(&self, mut hangup: tokio::signal::unix::Signal) {
-        let models: Vec<Arc<ServedModel>> = self
-            .state
-            .models
-            .iter()
-            .filter(|m| m.file.is_some())
-            .cloned()
-            .collect();
+        let models = self.state.file_models();
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
                 for m in &models {

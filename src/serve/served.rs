@@ -547,8 +547,16 @@ impl Writer {
                 let _ = reply.send(Err(LearnError::Conflict(self.conflict_message())));
                 continue;
             }
-            if label.is_empty() {
-                let _ = reply.send(Err(LearnError::Unlearnable("an empty label".into())));
+            // Checked before the journal: a correction journaled and then refused by learn
+            // would be refused again at every replay, and the model would not open.
+            let new_label = {
+                let state = self.served.state.read().unwrap_or_else(|e| e.into_inner());
+                state.model.labels().iter().all(|l| *l != label)
+            };
+            if let Some(refusal) = crate::model::label_refusal(&label).filter(|_| new_label) {
+                let _ = reply.send(Err(LearnError::Unlearnable(format!(
+                    "{refusal}; nothing was learned"
+                ))));
                 continue;
             }
             match featurize_correction(&mut self.pipeline, &document) {
@@ -717,5 +725,63 @@ impl Writer {
             self.path.display()
         );
         Reload::Reloaded { crc }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library caller's correction whose label is not a name is refused before the journal:
+    /// journaled, it would be refused by `learn` at every replay and the model would not open.
+    #[test]
+    fn a_label_that_is_not_a_name_never_reaches_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let news = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/news");
+        let corpus =
+            crate::jobs::corpus::scan_labelled(&news, &crate::jobs::corpus::FileFilter::default())
+                .unwrap();
+        let path = dir.path().join("news.cwm");
+        crate::jobs::plan::TrainRequest::default()
+            .plan()
+            .unwrap()
+            .train(&corpus, None, &crate::progress::NoProgress, &mut |_| {})
+            .unwrap()
+            .trained
+            .model
+            .save(&path)
+            .unwrap();
+        let post = std::fs::read(news.join("sci.space/test-05593.txt")).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let (served, _) = ServedModel::open("news", &path, Durability::default()).unwrap();
+        let refused = runtime
+            .block_on(served.learn("space\nX-Label: ham".into(), post.clone()))
+            .unwrap_err();
+        assert!(matches!(refused, LearnError::Unlearnable(_)), "{refused}");
+        assert!(
+            refused.to_string().contains("control character (U+000A)"),
+            "{refused}"
+        );
+        let journaled = journal::read(&journal::path_for(&path)).unwrap().unwrap();
+        assert!(
+            !journaled
+                .entries
+                .iter()
+                .any(|e| matches!(e, Entry::Correction { .. })),
+            "the refused correction was journaled"
+        );
+        // A good correction still goes through, then the server stops (snapshot).
+        runtime
+            .block_on(served.learn("sci.space".into(), post))
+            .unwrap();
+        served.shutdown().unwrap();
+        // Opened again: nothing to replay, and the labels are the corpus's.
+        let (again, opened) = ServedModel::open("news", &path, Durability::default()).unwrap();
+        assert_eq!(opened.replayed, 0);
+        let labels = again.state.read().unwrap().model.labels().to_vec();
+        assert_eq!(labels, corpus.labels);
+        again.shutdown().unwrap();
     }
 }
