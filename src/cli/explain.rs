@@ -98,11 +98,19 @@ fn write_text(
     )?;
     writeln!(
         out,
-        "margin {:.4} = score {:.4} − score {:.4}, the sum of {} features' parts",
+        "margin {:.4} = score {:.4} − score {:.4}, the sum of {} features' parts{}",
         why.label_score - why.runner_up_score,
         why.label_score,
         why.runner_up_score,
-        why.contributions.len()
+        why.contributions
+            .iter()
+            .filter(|c| c.feature != u32::MAX)
+            .count(),
+        if why.contributions.iter().any(|c| c.feature == u32::MAX) {
+            " and the label shift's"
+        } else {
+            ""
+        }
     )?;
     let width = why
         .contributions

@@ -76,6 +76,17 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 "learner": model.header.learner,
                 "pipeline": summarised(serde_json::to_value(model.pipeline())?),
                 "probability_scale": model.header.probability_scale,
+                "label_shift": model.header.label_shift.as_ref().map(|s| json!({
+                    "gamma": s.gamma,
+                    "offsets": model.labels().iter().zip(&s.offsets)
+                        .map(|(l, b)| (l.clone(), json!(b)))
+                        .collect::<serde_json::Map<String, Value>>(),
+                    "held_out": s.held_out,
+                    "accuracy_before": s.accuracy_before,
+                    "accuracy_after": s.accuracy_after,
+                    "macro_f1_before": s.macro_f1_before,
+                    "macro_f1_after": s.macro_f1_after,
+                })),
                 "vocabulary_buckets": vocabulary.as_ref().map(|v| v.len()),
                 "features": labels.iter().map(|&l| json!({
                     "label": model.labels()[l],
@@ -152,6 +163,9 @@ fn write_text(
     writeln!(out, "probability scale  {} ({how})", h.probability_scale)?;
     if let Some(selection) = &h.selection {
         writeln!(out, "settings           {}", selection.describe())?;
+    }
+    if let Some(shift) = &h.label_shift {
+        writeln!(out, "label shift        {}", shift.describe())?;
     }
     match vocabulary {
         Some(v) => writeln!(out, "vocabulary         texts for {} buckets", v.len())?,

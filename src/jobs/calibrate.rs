@@ -42,9 +42,12 @@ pub const SHRINKAGE_SAMPLE: usize = 500;
 pub const MIN_CALIBRATION_DOCUMENTS: usize = 20;
 
 /// Fits the probability scale of `learner` on held-out examples (in memory or a cache file).
+/// `offsets` are the label shift's ([`crate::learn::label_shift`]; empty for none), added to the
+/// means as the shipped model will.
 pub fn fit_probability_scale<S: ExampleSource + ?Sized>(
     learner: &DiagonalLearner,
     held_out: &S,
+    offsets: &[f64],
 ) -> Result<CalibrationFit> {
     // The sample the fit would take anyway, before the score Gaussians (a random access into
     // the weight table per feature and label: the costliest part of calibrating).
@@ -53,7 +56,12 @@ pub fn fit_probability_scale<S: ExampleSource + ?Sized>(
     let mut documents = Vec::new();
     crate::jobs::examples::for_each_while(held_out, |i, e| {
         if sample.peek() == Some(&i) {
-            documents.push((learner.score_gaussians(&e.x), e.label));
+            let mut gaussians = learner.score_gaussians(&e.x);
+            gaussians
+                .iter_mut()
+                .zip(offsets)
+                .for_each(|(g, b)| g.mean += b);
+            documents.push((gaussians, e.label));
             sample.next();
         }
         sample.peek().is_some()

@@ -341,6 +341,7 @@ mod tests {
                 probability_scale: 1.0,
                 calibration: None,
                 selection: None,
+                label_shift: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

@@ -80,6 +80,9 @@ pub struct TrainRequest {
     pub max_token_length: usize,
     /// Fit the probability scale on the held-out fifth.
     pub calibrate: bool,
+    /// Choose the label-frequency correction on the held-out fifth
+    /// ([`crate::learn::label_shift`]); `false`: none.
+    pub label_shift: bool,
     pub epochs: usize,
     pub seed: u64,
     pub encoding: WeightEncoding,
@@ -141,6 +144,7 @@ impl Default for TrainRequest {
             max_mime_depth: crate::text::pipeline::DEFAULT_MAX_MIME_DEPTH,
             max_token_length: 40,
             calibrate: true,
+            label_shift: true,
             epochs: 5,
             seed: 1,
             encoding: WeightEncoding::F32,
@@ -424,6 +428,7 @@ impl TrainRequest {
         Choose {
             stopwords: !fixed && self.stopwords.is_none() && self.subword.is_none(),
             prior: !fixed && self.prior.is_none() && self.algorithm == Algorithm::Cw,
+            label_shift: self.label_shift && self.resume.is_none(),
         }
     }
 }
@@ -658,7 +663,8 @@ mod tests {
             plan.settings().choose,
             Choose {
                 stopwords: true,
-                prior: true
+                prior: true,
+                label_shift: true,
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -890,7 +896,11 @@ mod tests {
     #[test]
     fn settings_made_in_code_choose_only_what_train_can_try() {
         let choose = |stopwords, prior| TrainSettings {
-            choose: Choose { stopwords, prior },
+            choose: Choose {
+                stopwords,
+                prior,
+                label_shift: false,
+            },
             ..TrainSettings::new(5, 1)
         };
         TrainPlan::from_settings(choose(true, true)).unwrap();

@@ -318,6 +318,8 @@ pub struct Trained {
     /// The feature cache files the examples were read from, one per pipeline kept on disk
     /// (empty when the corpus stayed in memory).
     pub cache: Vec<CacheReport>,
+    /// The label-frequency correction's choice, when one was made (γ 0: none chosen).
+    pub label_shift: Option<crate::model::LabelShift>,
 }
 
 /// Featurises a corpus and trains on it.
@@ -575,6 +577,44 @@ pub(crate) fn train_corpus(
             progress,
         )
     };
+    // The label-frequency correction, chosen on the held-out fifth with the winner's
+    // four-fifths model (before calibration, which is fitted with it).
+    let mut label_shift = None;
+    let shift_counts = match &partial {
+        Some(Partial::Trainer(_))
+            if settings.choose.label_shift
+                && start.is_none()
+                && held_count >= MIN_SELECTION_DOCUMENTS
+                && labels.len() > 1 =>
+        {
+            let mut counts = vec![0usize; labels.len()];
+            for_each(examples, |_, e| counts[e.label] += 1)?;
+            Some(counts)
+        }
+        _ => None,
+    };
+    if let (Some(Partial::Trainer(trainer)), Some(counts)) = (&partial, &shift_counts) {
+        let learner = trainer.predictor();
+        let (_, held) = parts_of(winner);
+        let mut chooser = crate::learn::label_shift::StrengthChooser::new(counts);
+        for_each(held, |_, e| chooser.add(&learner.scores(&e.x), e.label))?;
+        let choice = chooser.finish();
+        label_shift = Some(crate::model::LabelShift {
+            gamma: choice.gamma,
+            offsets: crate::learn::label_shift::offsets(counts, choice.gamma),
+            held_out: choice.documents,
+            accuracy_before: choice.accuracy_before,
+            accuracy_after: choice.accuracy_after,
+            macro_f1_before: choice.macro_f1_before,
+            macro_f1_after: choice.macro_f1_after,
+            gained: choice.gained,
+            lost: choice.lost,
+        });
+    }
+    let offsets: Vec<f64> = label_shift
+        .as_ref()
+        .map(|s| s.offsets.clone())
+        .unwrap_or_default();
     let mut continued = None;
     // The documents the variance shrinkage is measured on: the first outside the held-out fifth.
     let shrinkage_sample: Vec<FeatureVector> = if calibrate {
@@ -595,7 +635,7 @@ pub(crate) fn train_corpus(
             return Ok(None);
         }
         let (_, held) = parts_of(winner);
-        let fit = fit_probability_scale(learner, held)?;
+        let fit = fit_probability_scale(learner, held, &offsets)?;
         let before = crate::learn::calibration::summed_variance(
             &|x| learner.score_gaussians(x),
             shrinkage_sample.iter(),
@@ -668,6 +708,8 @@ pub(crate) fn train_corpus(
     let skipped = std::mem::take(&mut skipped_of[pipeline_of(winner)]);
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();
+    // Stored only when it corrects: a model without it is what it was before.
+    model.header.label_shift = label_shift.clone().filter(|s| s.gamma > 0.0);
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;
         model.header.calibration = Some(fit.info());
@@ -683,6 +725,7 @@ pub(crate) fn train_corpus(
         passes,
         continued,
         cache: cache_reports,
+        label_shift,
     })
 }
 

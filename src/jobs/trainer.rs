@@ -57,6 +57,9 @@ pub struct Choose {
     /// Each weight's prior variance: flat, or scaled by its feature's rarity
     /// ([`crate::learn::learner::WeightPrior`]).
     pub prior: bool,
+    /// The label-frequency correction of the scores, γ ([`crate::learn::label_shift`]), chosen
+    /// on the held-out fifth after the other settings.
+    pub label_shift: bool,
 }
 
 impl TrainSettings {
@@ -265,6 +268,7 @@ impl Trainer {
                 probability_scale: 1.0,
                 calibration: None,
                 selection: None,
+                label_shift: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

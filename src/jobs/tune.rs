@@ -747,6 +747,12 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
         learner: trial.candidate.learner.clone(),
         epochs: search.epochs.max(1),
         calibrate: true,
+        // The label shift is chosen on the held-out fifth as plain `train` chooses it, so that
+        // when train's pick is kept `tune` still writes train's model.
+        choose: crate::jobs::train::Choose {
+            label_shift: true,
+            ..Default::default()
+        },
         ..base.clone()
     })
 }
@@ -953,6 +959,7 @@ mod tests {
         base.choose = crate::jobs::train::Choose {
             stopwords: true,
             prior: true,
+            label_shift: true,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()

@@ -9,6 +9,7 @@
 //! pipeline (a learner sees vectors, never text), nor the model file, jobs or anything above.
 
 pub mod calibration;
+pub mod label_shift;
 pub mod learner;
 pub mod prior;
 pub mod probability;

@@ -135,6 +135,10 @@ pub struct ModelHeader {
     /// What `train` chose on the held-out fifth; absent when it chose nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<Selection>,
+    /// The label-frequency correction of the scores that `train` chose on the held-out fifth
+    /// ([`crate::learn::label_shift`]); absent when it chose none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_shift: Option<LabelShift>,
     /// Length of the vocabulary section after the weights (format version 2); 0, and then not
     /// written, without one.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -192,6 +196,44 @@ pub struct Selection {
 
 fn no_folds(n: &usize) -> bool {
     *n == 0
+}
+
+/// The label-frequency correction stored in a model: each label's mean score is raised by its
+/// offset before the label and the probabilities are computed ([`crate::learn::label_shift`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelShift {
+    /// The strength γ chosen.
+    pub gamma: f64,
+    /// Per label (indexed like the labels), γ·ln(π_max/π_l); labels added later have none.
+    pub offsets: Vec<f64>,
+    /// The held-out documents it was chosen on, and their accuracy and macro-F1 without and
+    /// with it.
+    pub held_out: usize,
+    pub accuracy_before: f64,
+    pub accuracy_after: f64,
+    pub macro_f1_before: f64,
+    pub macro_f1_after: f64,
+    /// Held-out documents only the correction got right, and only no correction got right.
+    pub gained: usize,
+    pub lost: usize,
+}
+
+impl LabelShift {
+    /// One line for people: "γ 0.05 (held-out accuracy 0.9412 → 0.9501, macro-F1 0.71 → 0.77 on
+    /// 1,310 documents)".
+    pub fn describe(&self) -> String {
+        format!(
+            "γ {} (held-out accuracy {:.4} → {:.4}, macro-F1 {:.4} → {:.4} on {} documents; right on {} more, {} fewer)",
+            self.gamma,
+            self.accuracy_before,
+            self.accuracy_after,
+            self.macro_f1_before,
+            self.macro_f1_after,
+            self.held_out,
+            self.gained,
+            self.lost
+        )
+    }
 }
 
 /// One candidate's score on the held-out fifth.
@@ -514,6 +556,14 @@ impl Model {
                 header.probability_scale
             ))));
         }
+        if let Some(shift) = &header.label_shift {
+            if shift.offsets.len() > labels || !shift.offsets.iter().all(|b| b.is_finite()) {
+                return Err(fail(ModelError::Corrupted(format!(
+                    "the label shift has {} offsets for {labels} labels, or one is not finite",
+                    shift.offsets.len()
+                ))));
+            }
+        }
         if header.features != header.pipeline.dimension() || labels == 0 {
             return Err(fail(ModelError::Corrupted(
                 "weight table does not match the pipeline".into(),
@@ -679,6 +729,7 @@ mod tests {
                 probability_scale: 1.0,
                 calibration: None,
                 selection: None,
+                label_shift: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

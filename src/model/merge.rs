@@ -216,6 +216,8 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
             corrections_since: 0,
         });
     header.selection = None;
+    // A label shift's strength was chosen on one model's held-out fifth: not carried over.
+    header.label_shift = None;
     header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();
     // Named features only when every part kept them: a partial vocabulary would name some
     // buckets and silently miss what the others learned.

@@ -13,7 +13,7 @@ pub mod merge;
 
 pub use format::{
     index_or_push, CalibrationInfo, Checksum, KeptVocabulary, LearnerConfig, ModelHeader,
-    Selection, SelectionTrial, TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC,
+    LabelShift, Selection, SelectionTrial, TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC,
     OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
 };
 
@@ -179,12 +179,26 @@ impl Model {
     }
 
     /// Mean scores of every label.
+    /// Mean scores of every label, with the label shift if the model has one
+    /// ([`crate::learn::label_shift`]).
     pub fn scores(&self, x: &FeatureVector) -> Vec<f64> {
-        self.learner.scores(x)
+        let mut scores = self.learner.scores(x);
+        if let Some(shift) = &self.header.label_shift {
+            crate::learn::label_shift::shift(&mut scores, &shift.offsets);
+        }
+        scores
     }
 
+    /// Every label's score Gaussian, the means shifted as in [`Model::scores`].
     pub fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
-        self.learner.score_gaussians(x)
+        let mut gaussians = self.learner.score_gaussians(x);
+        if let Some(shift) = &self.header.label_shift {
+            gaussians
+                .iter_mut()
+                .zip(&shift.offsets)
+                .for_each(|(g, b)| g.mean += b);
+        }
+        gaussians
     }
 
     /// The best label (argmax of the mean scores, the classifier the paper evaluates) and the

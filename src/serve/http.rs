@@ -664,6 +664,7 @@ async fn models(State(state): State<Arc<AppState>>) -> Response {
                     "learner": h.learner,
                     "calibration": h.calibration,
                     "probability_scale": h.probability_scale,
+                    "label_shift": h.label_shift,
                     "file_crc32": m.file.as_ref().map(|_| format!("{:08x}", s.file_crc.load(Ordering::Relaxed))),
                     "journal_corrections": s.journal_corrections.load(Ordering::Relaxed),
                     "corrections_learned": s.corrections.load(Ordering::Relaxed),

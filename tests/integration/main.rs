@@ -20,6 +20,8 @@ mod delivery;
 mod feature_cache;
 #[cfg(feature = "cli")]
 mod filter;
+#[cfg(feature = "cli")]
+mod label_shift;
 mod hash_collisions;
 mod layers;
 mod learners;

@@ -96,6 +96,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
     let all = Choose {
         stopwords: true,
         prior: true,
+        label_shift: false,
     };
     let trained = train_corpus(&corpus, &settings(all));
     let selection = trained
@@ -141,6 +142,7 @@ fn a_corpus_too_small_to_hold_out_a_fifth_chooses_its_stop_words_by_cross_valida
     let all = Choose {
         stopwords: true,
         prior: true,
+        label_shift: false,
     };
     let dir = tempfile::tempdir().unwrap();
     question_corpus(dir.path(), 25);
@@ -259,6 +261,7 @@ fn candidates_are_compared_after_one_epoch_and_the_winner_is_what_its_settings_t
     let all = Choose {
         stopwords: true,
         prior: true,
+        label_shift: false,
     };
     let chosen = train_corpus(&corpus, &settings(all));
     let selection = chosen.selection.clone().expect("a choice");
