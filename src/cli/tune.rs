@@ -177,6 +177,13 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         )),
         report_path.display()
     )?;
+    if let Some(shift) = &model.header.label_shift {
+        writeln!(
+            out,
+            "rarer labels' scores raised by the label shift {}",
+            shift.describe()
+        )?;
+    }
     ui.info(format!("tuned in {:.1}s", start.elapsed().as_secs_f64()));
     Ok(outcome)
 }

@@ -428,7 +428,7 @@ impl TrainRequest {
         Choose {
             stopwords: !fixed && self.stopwords.is_none() && self.subword.is_none(),
             prior: !fixed && self.prior.is_none() && self.algorithm == Algorithm::Cw,
-            label_shift: self.label_shift && self.resume.is_none(),
+            label_shift: !fixed && self.label_shift,
         }
     }
 }

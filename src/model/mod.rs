@@ -12,8 +12,8 @@ pub mod format;
 pub mod merge;
 
 pub use format::{
-    index_or_push, CalibrationInfo, Checksum, KeptVocabulary, LearnerConfig, ModelHeader,
-    LabelShift, Selection, SelectionTrial, TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC,
+    index_or_push, CalibrationInfo, Checksum, KeptVocabulary, LabelShift, LearnerConfig,
+    ModelHeader, Selection, SelectionTrial, TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC,
     OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
 };
 

@@ -20,9 +20,9 @@ mod delivery;
 mod feature_cache;
 #[cfg(feature = "cli")]
 mod filter;
+mod hash_collisions;
 #[cfg(feature = "cli")]
 mod label_shift;
-mod hash_collisions;
 mod layers;
 mod learners;
 #[cfg(feature = "cli")]
