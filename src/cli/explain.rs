@@ -98,19 +98,11 @@ fn write_text(
     )?;
     writeln!(
         out,
-        "margin {:.4} = score {:.4} − score {:.4}, the sum of {} features' parts{}",
+        "margin {:.4} = score {:.4} − score {:.4}, the sum of {} features' parts",
         why.label_score - why.runner_up_score,
         why.label_score,
         why.runner_up_score,
-        why.contributions
-            .iter()
-            .filter(|c| c.feature != u32::MAX)
-            .count(),
-        if why.contributions.iter().any(|c| c.feature == u32::MAX) {
-            " and the label shift's"
-        } else {
-            ""
-        }
+        why.contributions.len()
     )?;
     let width = why
         .contributions

@@ -18,10 +18,6 @@ use crate::text::vocabulary::Vocabulary;
 /// How the bias feature (each label's prior) is named.
 pub const BIAS: &str = "(bias: the label's prior)";
 
-/// The text of the label shift's part in the margin ([`crate::learn::label_shift`]), given as a
-/// contribution of value 1 whose feature is `u32::MAX`.
-pub const LABEL_SHIFT: &str = "(label shift: rarer labels raised)";
-
 /// One feature's part in the margin of the predicted label over the runner-up.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contribution {
@@ -181,23 +177,6 @@ pub fn explain(
             }
         })
         .collect();
-    // The label shift's part: the scores above include it, the weights do not.
-    if let Some(shift) = &model.header.label_shift {
-        let offset = |l: usize| shift.offsets.get(l).copied().unwrap_or(0.0);
-        let part = offset(label) - offset(runner_up);
-        if part != 0.0 {
-            contributions.push(Contribution {
-                feature: u32::MAX,
-                texts: vec![LABEL_SHIFT.to_string()],
-                value: 1.0,
-                contribution: part,
-                label_weight: (offset(label), 0.0),
-                runner_up_weight: (offset(runner_up), 0.0),
-                also: Vec::new(),
-                distinct: None,
-            });
-        }
-    }
     contributions.sort_by(|a, b| {
         b.contribution
             .total_cmp(&a.contribution)

@@ -583,6 +583,7 @@ pub(crate) fn train_corpus(
     let shift_counts = match &partial {
         Some(Partial::Trainer(_))
             if settings.choose.label_shift
+                && winner.pipeline.bias
                 && start.is_none()
                 && held_count >= MIN_SELECTION_DOCUMENTS
                 && labels.len() > 1 =>
@@ -689,6 +690,13 @@ pub(crate) fn train_corpus(
         }
     };
     let mut model = model;
+    // The shift goes into the bias weights' means (the bias feature is 1 in every document), so
+    // that every prediction includes it and `learn`'s corrections act on the scores the model
+    // predicts by.
+    if let Some(shift) = label_shift.as_ref().filter(|s| s.gamma > 0.0) {
+        let bias = winner.pipeline.buckets();
+        model.learner.add_to_means(bias, &shift.offsets);
+    }
     let fit = early.map(|(mut fit, before)| {
         // The shipped model saw the held-out fifth too and is surer: keep the spread.
         let after = crate::learn::calibration::summed_variance(
@@ -708,7 +716,7 @@ pub(crate) fn train_corpus(
     let skipped = std::mem::take(&mut skipped_of[pipeline_of(winner)]);
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();
-    // Stored only when it corrects: a model without it is what it was before.
+    // Recorded only when it corrects: a model without it is what it was before.
     model.header.label_shift = label_shift.clone().filter(|s| s.gamma > 0.0);
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;

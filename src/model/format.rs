@@ -135,8 +135,8 @@ pub struct ModelHeader {
     /// What `train` chose on the held-out fifth; absent when it chose nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<Selection>,
-    /// The label-frequency correction of the scores that `train` chose on the held-out fifth
-    /// ([`crate::learn::label_shift`]); absent when it chose none.
+    /// The label-frequency correction of the scores that `train` chose on the held-out fifth and
+    /// added to the bias weights ([`crate::learn::label_shift`]); absent when it chose none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_shift: Option<LabelShift>,
     /// Length of the vocabulary section after the weights (format version 2); 0, and then not
@@ -198,8 +198,9 @@ fn no_folds(n: &usize) -> bool {
     *n == 0
 }
 
-/// The label-frequency correction stored in a model: each label's mean score is raised by its
-/// offset before the label and the probabilities are computed ([`crate::learn::label_shift`]).
+/// The record of the label-frequency correction `train` chose ([`crate::learn::label_shift`]):
+/// the offsets were added to the bias weights' means, so every prediction (label and
+/// probabilities) and every later correction includes them; this says what they were and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LabelShift {
     /// The strength γ chosen.

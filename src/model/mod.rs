@@ -179,26 +179,12 @@ impl Model {
     }
 
     /// Mean scores of every label.
-    /// Mean scores of every label, with the label shift if the model has one
-    /// ([`crate::learn::label_shift`]).
     pub fn scores(&self, x: &FeatureVector) -> Vec<f64> {
-        let mut scores = self.learner.scores(x);
-        if let Some(shift) = &self.header.label_shift {
-            crate::learn::label_shift::shift(&mut scores, &shift.offsets);
-        }
-        scores
+        self.learner.scores(x)
     }
 
-    /// Every label's score Gaussian, the means shifted as in [`Model::scores`].
     pub fn score_gaussians(&self, x: &FeatureVector) -> Vec<ScoreGaussian> {
-        let mut gaussians = self.learner.score_gaussians(x);
-        if let Some(shift) = &self.header.label_shift {
-            gaussians
-                .iter_mut()
-                .zip(&shift.offsets)
-                .for_each(|(g, b)| g.mean += b);
-        }
-        gaussians
+        self.learner.score_gaussians(x)
     }
 
     /// The best label (argmax of the mean scores, the classifier the paper evaluates) and the

@@ -118,6 +118,25 @@ impl DiagonalLearner {
         self.weights.scale_variances(factors);
     }
 
+    /// Adds `offsets[l]` to label l's mean weight for `feature` (labels past the end of
+    /// `offsets` unchanged). On the bias feature, whose value is 1 in every document, this adds
+    /// the offsets to every document's scores: the label shift ([`crate::learn::label_shift`]).
+    /// In the binary formulation label 0 scores a constant 0, so the one weight takes the
+    /// difference `offsets[1] − offsets[0]`.
+    pub fn add_to_means(&mut self, feature: usize, offsets: &[f64]) {
+        let binary = self.binary();
+        let labels = self.labels;
+        let row = self.weights.row_mut(feature);
+        if binary {
+            let get = |l: usize| offsets.get(l).copied().unwrap_or(0.0);
+            row[0] += (get(1) - get(0)) as f32;
+        } else {
+            for (l, b) in offsets.iter().enumerate().take(labels) {
+                row[2 * l] += *b as f32;
+            }
+        }
+    }
+
     /// Every label's weight for one feature, as (mean, variance): what a label's score gains
     /// per unit of the feature, and how sure the model is of it. In the binary formulation
     /// label 0 scores a constant 0, so its weight is (0, 0).
@@ -771,6 +790,46 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Offsets added to a feature's means move every document holding that feature at value 1
+    /// by exactly the offsets (the label shift on the bias), and leave the variances: three
+    /// labels, and the binary formulation, whose one weight takes offsets[1] − offsets[0].
+    #[test]
+    fn offsets_on_the_bias_shift_every_score_by_them() {
+        for (binary, labels, offsets) in
+            [(false, 3, vec![0.0, 0.25, 1.5]), (true, 2, vec![0.5, 1.25])]
+        {
+            let p = CwConfig {
+                binary,
+                eta: ETA_PHI_1,
+                ..CwConfig::default()
+            }
+            .validate()
+            .unwrap();
+            let mut cw = DiagonalLearner::new(p, 3, labels);
+            cw.learn(&x(3, &[(0, 0.6), (2, 1.0)]), 1);
+            cw.learn(&x(3, &[(1, 0.8), (2, 1.0)]), 0);
+            let doc = x(3, &[(0, 0.3), (1, 0.4), (2, 1.0)]);
+            let (before, variances) = (cw.scores(&doc), cw.score_gaussians(&doc));
+            cw.add_to_means(2, &offsets);
+            let after = cw.scores(&doc);
+            let want: Vec<f64> = if binary {
+                vec![before[0], before[1] + offsets[1] - offsets[0]]
+            } else {
+                before.iter().zip(&offsets).map(|(s, b)| s + b).collect()
+            };
+            for (a, w) in after.iter().zip(&want) {
+                assert!((a - w).abs() < 1e-6, "{after:?} against {want:?}");
+            }
+            let still: Vec<f64> = cw
+                .score_gaussians(&doc)
+                .iter()
+                .map(|g| g.variance)
+                .collect();
+            let was: Vec<f64> = variances.iter().map(|g| g.variance).collect();
+            assert_eq!(still, was);
         }
     }
 
