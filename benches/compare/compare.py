@@ -34,6 +34,7 @@ import platform
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -576,16 +577,27 @@ os._exit(code if code >= 0 else 128 - code)
 """
 
 
-def run_measured(cmd: list[str], stdout_path: Path, log_path: Path) -> tuple[int, float, float]:
-    """Run cmd; returns (exit code, wall seconds, peak RSS in MB of cmd and its descendants)."""
+def run_measured(cmd: list[str], stdout_path: Path, log_path: Path,
+                 timeout: float | None = None) -> tuple[int, float, float]:
+    """Run cmd; returns (exit code, wall seconds, peak RSS in MB of cmd and its descendants).
+    Past `timeout` seconds the whole process group is killed and the exit code is 124 (as
+    timeout(1) says), with a line in the log."""
     rss_path = stdout_path.with_suffix(".rss")
     rss_path.unlink(missing_ok=True)
     with open(stdout_path, "wb") as out, open(log_path, "ab") as log:
         log.write(("$ " + " ".join(cmd) + "\n").encode())
         log.flush()
         start = time.perf_counter()
-        code = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, str(rss_path)] + cmd,
-                              stdout=out, stderr=log, stdin=subprocess.DEVNULL).returncode
+        proc = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, str(rss_path)] + cmd,
+                                stdout=out, stderr=log, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            log.write(f"killed after {timeout:.0f} s (the bound for this step)\n".encode())
+            code = 124
         seconds = time.perf_counter() - start
     rss_kib = int(rss_path.read_text()) if rss_path.exists() else 0
     return code, seconds, rss_kib / 1024.0  # ru_maxrss is in KiB on Linux
@@ -604,8 +616,12 @@ def run_peer(key: str, has_probs: bool, split: dict, work: Path, quick: bool, bu
     log = work / "logs" / f"{key}.log"
     me = [sys.executable, os.path.abspath(__file__), "peer"]
     flags = (["--quick"] if quick else []) + (["--budget", str(budget)] if budget else [])
+    # fastText autotune has been seen to run far past its budget (SMS spam, 2026-11-27: 825 s on
+    # a 30 s budget); a tuned step gets ten times its budget and five minutes more.
+    bound = 10 * budget + 300 if budget else None
     rc, _, rss_train = run_measured(
-        me + ["train", key, f"{split['root']}/train", str(model_dir)] + flags, work / "out.json", log)
+        me + ["train", key, f"{split['root']}/train", str(model_dir)] + flags, work / "out.json", log,
+        bound)
     if rc != 0:
         return {"error": f"train failed (exit {rc}): {log_tail(log)}"}
     trained = json.loads((work / "out.json").read_text())
