@@ -76,17 +76,15 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 "learner": model.header.learner,
                 "pipeline": summarised(serde_json::to_value(model.pipeline())?),
                 "probability_scale": model.header.probability_scale,
-                "label_shift": model.header.label_shift.as_ref().map(|s| json!({
-                    "gamma": s.gamma,
-                    "offsets": model.labels().iter().zip(&s.offsets)
+                "label_shift": model.header.label_shift.as_ref().map(|s| {
+                    // The choice's figures, with the offsets by label name.
+                    let mut value = json!(s.choice);
+                    value["offsets"] = model.labels().iter().zip(&s.offsets)
                         .map(|(l, b)| (l.clone(), json!(b)))
-                        .collect::<serde_json::Map<String, Value>>(),
-                    "held_out": s.held_out,
-                    "accuracy_before": s.accuracy_before,
-                    "accuracy_after": s.accuracy_after,
-                    "macro_f1_before": s.macro_f1_before,
-                    "macro_f1_after": s.macro_f1_after,
-                })),
+                        .collect::<serde_json::Map<String, Value>>()
+                        .into();
+                    value
+                }),
                 "vocabulary_buckets": vocabulary.as_ref().map(|v| v.len()),
                 "features": labels.iter().map(|&l| json!({
                     "label": model.labels()[l],

@@ -429,13 +429,13 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ui.info(why);
     }
     match &label_shift {
-        Some(shift) if shift.gamma > 0.0 => ui.info(format!(
+        Some(shift) if shift.choice.gamma > 0.0 => ui.info(format!(
             "rarer labels' scores raised by the label shift {}",
             shift.describe()
         )),
         Some(shift) => ui.info(format!(
             "no label shift: none was better on the {} held-out documents by more than a standard error (accuracy {:.4}; the best was right on {} more, {} fewer)",
-            shift.held_out, shift.accuracy_before, shift.gained, shift.lost
+            shift.choice.held_out, shift.choice.accuracy_before, shift.choice.gained, shift.choice.lost
         )),
         None => {}
     }

@@ -601,15 +601,8 @@ pub(crate) fn train_corpus(
         for_each(held, |_, e| chooser.add(&learner.scores(&e.x), e.label))?;
         let choice = chooser.finish();
         label_shift = Some(crate::model::LabelShift {
-            gamma: choice.gamma,
             offsets: crate::learn::label_shift::offsets(counts, choice.gamma),
-            held_out: choice.documents,
-            accuracy_before: choice.accuracy_before,
-            accuracy_after: choice.accuracy_after,
-            macro_f1_before: choice.macro_f1_before,
-            macro_f1_after: choice.macro_f1_after,
-            gained: choice.gained,
-            lost: choice.lost,
+            choice,
         });
     }
     let offsets: Vec<f64> = label_shift
@@ -693,7 +686,7 @@ pub(crate) fn train_corpus(
     // The shift goes into the bias weights' means (the bias feature is 1 in every document), so
     // that every prediction includes it and `learn`'s corrections act on the scores the model
     // predicts by.
-    if let Some(shift) = label_shift.as_ref().filter(|s| s.gamma > 0.0) {
+    if let Some(shift) = label_shift.as_ref().filter(|s| s.choice.gamma > 0.0) {
         let bias = winner.pipeline.buckets();
         model.learner.add_to_means(bias, &shift.offsets);
     }
@@ -717,7 +710,7 @@ pub(crate) fn train_corpus(
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();
     // Recorded only when it corrects: a model without it is what it was before.
-    model.header.label_shift = label_shift.clone().filter(|s| s.gamma > 0.0);
+    model.header.label_shift = label_shift.clone().filter(|s| s.choice.gamma > 0.0);
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;
         model.header.calibration = Some(fit.info());

@@ -46,13 +46,13 @@ pub fn shift(scores: &mut [f64], offsets: &[f64]) {
     scores.iter_mut().zip(offsets).for_each(|(s, b)| *s += b);
 }
 
-/// What the choice of γ found on the held-out documents.
-#[derive(Debug, Clone, PartialEq)]
+/// What the choice of γ found on the held-out documents (also what a model records of it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StrengthChoice {
     /// The chosen strength (0: no correction).
     pub gamma: f64,
     /// Held-out documents.
-    pub documents: usize,
+    pub held_out: usize,
     /// Held-out accuracy without the correction and with the chosen one.
     pub accuracy_before: f64,
     pub accuracy_after: f64,
@@ -63,6 +63,24 @@ pub struct StrengthChoice {
     /// other way round (b and c of McNemar's test; 0 and 0 when no strength beat none).
     pub gained: usize,
     pub lost: usize,
+}
+
+impl StrengthChoice {
+    /// One line for people: "γ 0.05 (held-out accuracy 0.9412 → 0.9501, macro-F1 0.7100 →
+    /// 0.7700 on 1310 documents; right on 11 more, 2 fewer)".
+    pub fn describe(&self) -> String {
+        format!(
+            "γ {} (held-out accuracy {:.4} → {:.4}, macro-F1 {:.4} → {:.4} on {} documents; right on {} more, {} fewer)",
+            self.gamma,
+            self.accuracy_before,
+            self.accuracy_after,
+            self.macro_f1_before,
+            self.macro_f1_after,
+            self.held_out,
+            self.gained,
+            self.lost
+        )
+    }
 }
 
 /// Chooses γ among 0 and the [`STRENGTHS`] that raise some label by [`MIN_OFFSET`] or more, on
@@ -145,7 +163,7 @@ impl StrengthChooser {
         };
         StrengthChoice {
             gamma: self.grid[chosen],
-            documents: right[0].len(),
+            held_out: right[0].len(),
             accuracy_before: accuracy(&right[0]),
             accuracy_after: accuracy(&right[chosen]),
             macro_f1_before: self.confusions[0].macro_f1(),
@@ -240,7 +258,7 @@ mod tests {
             .collect();
         let choice = choose_strength(docs.iter().map(|(s, l)| (s.as_slice(), *l)), &[900, 9]);
         assert_eq!(choice.gamma, 0.05);
-        assert_eq!(choice.documents, 20);
+        assert_eq!(choice.held_out, 20);
         assert_eq!(choice.accuracy_before, 0.5);
         assert_eq!(choice.accuracy_after, 1.0);
         // Before: label 0 F1 = 2·10/(10 + 20) = 2/3, label 1 never predicted: 0.

@@ -203,37 +203,17 @@ fn no_folds(n: &usize) -> bool {
 /// probabilities) and every later correction includes them; this says what they were and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LabelShift {
-    /// The strength γ chosen.
-    pub gamma: f64,
     /// Per label (indexed like the labels), γ·ln(π_max/π_l); labels added later have none.
     pub offsets: Vec<f64>,
-    /// The held-out documents it was chosen on, and their accuracy and macro-F1 without and
-    /// with it.
-    pub held_out: usize,
-    pub accuracy_before: f64,
-    pub accuracy_after: f64,
-    pub macro_f1_before: f64,
-    pub macro_f1_after: f64,
-    /// Held-out documents only the correction got right, and only no correction got right.
-    pub gained: usize,
-    pub lost: usize,
+    /// The strength γ and the held-out figures it was chosen on.
+    #[serde(flatten)]
+    pub choice: crate::learn::label_shift::StrengthChoice,
 }
 
 impl LabelShift {
-    /// One line for people: "γ 0.05 (held-out accuracy 0.9412 → 0.9501, macro-F1 0.71 → 0.77 on
-    /// 1,310 documents)".
+    /// One line for people ([`crate::learn::label_shift::StrengthChoice::describe`]).
     pub fn describe(&self) -> String {
-        format!(
-            "γ {} (held-out accuracy {:.4} → {:.4}, macro-F1 {:.4} → {:.4} on {} documents; right on {} more, {} fewer)",
-            self.gamma,
-            self.accuracy_before,
-            self.accuracy_after,
-            self.macro_f1_before,
-            self.macro_f1_after,
-            self.held_out,
-            self.gained,
-            self.lost
-        )
+        self.choice.describe()
     }
 }
 
