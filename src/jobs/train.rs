@@ -18,6 +18,7 @@ use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
 pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
 use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner};
+use crate::learn::tally::Score;
 use crate::model::{Model, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::featurize_document;
@@ -249,48 +250,6 @@ pub fn accuracy_and_macro_f1(
         score.add(predicted, e.label);
     }
     score.accuracy_and_macro_f1()
-}
-
-/// Counts of predictions against the truth, for [`accuracy_and_macro_f1`] one document at a
-/// time.
-struct Score {
-    /// Per label: (true positives, predicted, actual).
-    counts: Vec<(usize, usize, usize)>,
-    right: usize,
-    total: usize,
-}
-
-impl Score {
-    fn new(labels: usize) -> Self {
-        Score {
-            counts: vec![(0, 0, 0); labels],
-            right: 0,
-            total: 0,
-        }
-    }
-
-    fn add(&mut self, predicted: usize, truth: usize) {
-        self.right += usize::from(predicted == truth);
-        self.total += 1;
-        self.counts[predicted].1 += 1;
-        self.counts[truth].2 += 1;
-        if predicted == truth {
-            self.counts[predicted].0 += 1;
-        }
-    }
-
-    fn accuracy_and_macro_f1(&self) -> (f64, f64) {
-        let present: Vec<f64> = self
-            .counts
-            .iter()
-            .filter(|c| c.1 + c.2 > 0)
-            .map(|&(tp, predicted, actual)| 2.0 * tp as f64 / (predicted + actual) as f64)
-            .collect();
-        (
-            self.right as f64 / self.total.max(1) as f64,
-            present.iter().sum::<f64>() / present.len().max(1) as f64,
-        )
-    }
 }
 
 /// What training a corpus ([`TrainPlan::train`](crate::jobs::plan::TrainPlan::train))
@@ -730,22 +689,7 @@ pub(crate) fn train_corpus(
     })
 }
 
-/// Whether a candidate's answers on the held-out documents (`right`: correct or not, per
-/// document) beat the base's by more than one standard error of the paired difference, √(b + c)
-/// / n, where b and c count the documents only one of the two gets right (the statistic of
-/// McNemar's test, *Psychometrika* 12, 1947). The base settings are kept otherwise: measured on
-/// held-out corpora, differences below that were as often reversed on the test split as not
-/// (SpamAssassin's folders: 0.8898 against 0.8847 on 980 held-out mails, 0.8862 against 0.8996
-/// on the test mails).
-pub fn clearly_better(right: &[bool], base: &[bool]) -> bool {
-    let (mut only_candidate, mut only_base) = (0usize, 0usize);
-    for (&a, &b) in right.iter().zip(base) {
-        only_candidate += usize::from(a && !b);
-        only_base += usize::from(b && !a);
-    }
-    let gain = only_candidate as f64 - only_base as f64;
-    gain > ((only_candidate + only_base) as f64).sqrt()
-}
+pub use crate::learn::tally::clearly_better;
 
 /// `train`'s choice among its candidate settings: the most accurate on the held-out fifth, the
 /// earliest (the base) on ties. The candidates are a small symmetric grid (the stop-word list

@@ -16,6 +16,8 @@
 //! strength γ is not known in advance: it is chosen on held-out documents
 //! ([`choose_strength`]).
 
+use crate::learn::tally::{clearly_better, discordant, Score};
+
 /// The strengths γ the choice tries beside 0 (no correction), in score units. CW's scores on
 /// unit-length documents are of the order of its margin (|m| ≈ 1 for a document learned with
 /// confidence), so γ = 0.1 moves a label 100 times rarer than the most frequent by 0.46.
@@ -108,7 +110,7 @@ pub struct StrengthChooser {
     grid: Vec<f64>,
     shifts: Vec<Vec<f64>>,
     right: Vec<Vec<bool>>,
-    confusions: Vec<Confusion>,
+    confusions: Vec<Score>,
     shifted: Vec<f64>,
 }
 
@@ -126,7 +128,7 @@ impl StrengthChooser {
         StrengthChooser {
             shifts: grid.iter().map(|&g| offsets(label_documents, g)).collect(),
             right: vec![Vec::new(); grid.len()],
-            confusions: (0..grid.len()).map(|_| Confusion::new(k)).collect(),
+            confusions: (0..grid.len()).map(|_| Score::new(k)).collect(),
             shifted: Vec::with_capacity(k),
             grid,
         }
@@ -166,62 +168,11 @@ impl StrengthChooser {
             held_out: right[0].len(),
             accuracy_before: accuracy(&right[0]),
             accuracy_after: accuracy(&right[chosen]),
-            macro_f1_before: self.confusions[0].macro_f1(),
-            macro_f1_after: self.confusions[chosen].macro_f1(),
+            macro_f1_before: self.confusions[0].accuracy_and_macro_f1().1,
+            macro_f1_after: self.confusions[chosen].accuracy_and_macro_f1().1,
             gained,
             lost,
         }
-    }
-}
-
-/// Whether `right` beats `base` by more than √(b + c) documents, b and c the documents only one
-/// of them gets right.
-fn clearly_better(right: &[bool], base: &[bool]) -> bool {
-    let (b, c) = discordant(right, base);
-    b as f64 - c as f64 > ((b + c) as f64).sqrt()
-}
-
-/// The documents only `right` gets right, and those only `base` gets right.
-fn discordant(right: &[bool], base: &[bool]) -> (usize, usize) {
-    let (mut b, mut c) = (0usize, 0usize);
-    for (&x, &y) in right.iter().zip(base) {
-        b += usize::from(x && !y);
-        c += usize::from(y && !x);
-    }
-    (b, c)
-}
-
-/// Per-label true positives, predictions and truths, for macro-F1.
-struct Confusion {
-    hits: Vec<usize>,
-    predicted: Vec<usize>,
-    truth: Vec<usize>,
-}
-
-impl Confusion {
-    fn new(k: usize) -> Self {
-        Confusion {
-            hits: vec![0; k],
-            predicted: vec![0; k],
-            truth: vec![0; k],
-        }
-    }
-
-    fn add(&mut self, predicted: usize, truth: usize) {
-        if predicted < self.predicted.len() && truth < self.truth.len() {
-            self.predicted[predicted] += 1;
-            self.truth[truth] += 1;
-            self.hits[truth] += usize::from(predicted == truth);
-        }
-    }
-
-    /// The mean F1 over the labels that occur among the truths or the predictions.
-    fn macro_f1(&self) -> f64 {
-        let f1s: Vec<f64> = (0..self.hits.len())
-            .filter(|&l| self.truth[l] + self.predicted[l] > 0)
-            .map(|l| 2.0 * self.hits[l] as f64 / (self.truth[l] + self.predicted[l]) as f64)
-            .collect();
-        f1s.iter().sum::<f64>() / f1s.len().max(1) as f64
     }
 }
 

@@ -14,3 +14,4 @@ pub mod learner;
 pub mod prior;
 pub mod probability;
 pub mod rehearsal;
+pub mod tally;

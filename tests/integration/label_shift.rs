@@ -33,6 +33,21 @@ fn skewed_corpus(dir: &Path, sizes: (usize, usize, usize), seed: u64) {
     }
 }
 
+/// `cwtext classify --format json -m MODEL FILES…`, which must succeed: one object per file.
+fn classify(model: &Path, files: &[std::path::PathBuf]) -> Vec<serde_json::Value> {
+    let out = cwtext()
+        .args(["classify", "--format", "json", "-m"])
+        .arg(model)
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 fn recall(eval: &serde_json::Value, label: &str) -> f64 {
     eval["per_label"]
         .as_array()
@@ -115,13 +130,7 @@ fn rare_labels_under_served_by_the_learner_are_raised_by_the_chosen_label_shift(
 
     // classify prints the label the shift makes, and it is the most probable one.
     let file = test.join("grain/0001.txt");
-    let out = cwtext()
-        .args(["classify", "--format", "json", "-m"])
-        .arg(&with)
-        .arg(&file)
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = classify(&with, std::slice::from_ref(&file)).remove(0);
     assert_eq!(json["label"], "grain", "{json}");
     let most_probable = json["probabilities"]
         .as_object()
@@ -155,16 +164,8 @@ fn rare_labels_under_served_by_the_learner_are_raised_by_the_chosen_label_shift(
     // beside the weights instead, the learner's update saw the unshifted scores: the refile
     // counted as no mistake and the model still said grain, 0.97, after it.)
     let news = files_in(&test.join("news"));
-    let out = cwtext()
-        .args(["classify", "--format", "json", "-m"])
-        .arg(&with)
-        .args(&news)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let lost: Vec<String> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    let lost: Vec<String> = classify(&with, &news)
+        .into_iter()
         .filter(|j| j["label"] != "news")
         .map(|j| j["file"].as_str().unwrap().to_string())
         .collect();
@@ -183,12 +184,6 @@ fn rare_labels_under_served_by_the_learner_are_raised_by_the_chosen_label_shift(
         "{}",
         stderr(&out)
     );
-    let out = cwtext()
-        .args(["classify", "--format", "json", "-m"])
-        .arg(&corrected)
-        .arg(&lost[0])
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = classify(&corrected, &[Path::new(&lost[0]).to_path_buf()]).remove(0);
     assert_eq!(json["label"], "news", "{json}");
 }
