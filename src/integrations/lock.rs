@@ -7,6 +7,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::model::link_target;
 
 /// `path` with `suffix` appended to its name (`mail.cwm` + `.lock` = `mail.cwm.lock`): the
 /// files that live beside a model or a mailbox.
@@ -16,10 +17,20 @@ pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The file beside a model: [`sidecar`] of the file `model` names once symbolic links are
+/// followed ([`link_target`]; `model` itself when they cannot be), so that a model named
+/// through a link and by its own path has one lock, one journal, one server mark.
+fn beside_model(model: &Path, suffix: &str) -> PathBuf {
+    sidecar(
+        &link_target(model).unwrap_or_else(|_| model.to_path_buf()),
+        suffix,
+    )
+}
+
 /// The journal a `cwtext serve` keeps beside `model` (`MODEL.journal`, written by
 /// `serve::journal`).
 pub fn journal_path(model: &Path) -> PathBuf {
-    sidecar(model, ".journal")
+    beside_model(model, ".journal")
 }
 
 /// The length of a journal's header: a journal longer than that holds records a server wrote
@@ -36,7 +47,7 @@ pub struct ModelLock {
 impl ModelLock {
     /// The lock file of `model`: `model` + ".lock".
     pub fn path_for(model: &Path) -> PathBuf {
-        sidecar(model, ".lock")
+        beside_model(model, ".lock")
     }
 
     /// Waits for and takes the exclusive lock of `model`.
@@ -94,7 +105,7 @@ pub struct ServerMark {
 impl ServerMark {
     /// The mark of `model`: `model` + ".server".
     pub fn path_for(model: &Path) -> PathBuf {
-        sidecar(model, ".server")
+        beside_model(model, ".server")
     }
 
     /// Claims `model` for a server at `address`; an error naming the other server when one

@@ -633,22 +633,32 @@ impl Model {
     /// and synced but before it replaces `path` (a journal records which file a snapshot made,
     /// so that a crash between the two is told apart from a model replaced by another program).
     /// An error from it leaves `path` as it was.
+    ///
+    /// A `path` that is a symbolic link stays one: the file it names is the one replaced (see
+    /// [`link_target`]). A file that is replaced keeps its permissions (a model kept private
+    /// with mode 0600 stays so); a new one gets 0644, less the umask.
     pub fn save_then(
         &self,
         path: &Path,
         before_rename: impl FnOnce(u32) -> Result<()>,
     ) -> Result<u32> {
-        let dir = match path.parent() {
+        let io = |e| Error::io(path, e);
+        let target = link_target(path).map_err(io)?;
+        let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let io = |e| Error::io(path, e);
         let mut builder = tempfile::Builder::new();
         builder.prefix(".cwtext-model-");
         // A model is an ordinary file, readable like any other (tempfile's default is 0600).
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
         let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+        if let Ok(old) = std::fs::metadata(&target) {
+            tmp.as_file()
+                .set_permissions(old.permissions())
+                .map_err(io)?;
+        }
         // Through the file itself: tempfile's own writer wraps errors so that the OS error
         // (e.g. "No space left on device") no longer shows.
         let mut writer = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
@@ -657,9 +667,37 @@ impl Model {
         drop(writer);
         tmp.as_file().sync_all().map_err(io)?;
         before_rename(crc)?;
-        tmp.persist(path).map_err(|e| io(e.error))?;
+        tmp.persist(&target).map_err(|e| io(e.error))?;
         Ok(crc)
     }
+}
+
+/// The file `path` names once symbolic links are followed: a chain of links is followed to
+/// its end, a relative target read from its link's folder. A path that is no link, or names
+/// nothing, is itself; so is a link whose target does not exist yet (its target is then the
+/// file to create). A model is replaced by a rename (see [`Model::save`]), and renaming over a
+/// link would replace the link, leaving the model it names untouched: writers replace this
+/// file instead, and the files kept beside a model (its lock, a server's journal) live beside
+/// it, so that every way of naming one model shares them.
+pub fn link_target(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    // As Linux's own limit on links followed in one path lookup (ELOOP past it).
+    const MAX_LINKS: usize = 40;
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&p) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(std::io::Error::other(
+        "too many levels of symbolic links (a loop?)",
+    ))
 }
 
 /// A writer that feeds everything it passes on into a CRC-32.
@@ -688,6 +726,69 @@ fn padded(n: usize) -> usize {
 mod tests {
     use super::*;
     use crate::learn::learner::CwConfig;
+
+    /// Links followed to the file they name: relative to their own folder, through a chain; a
+    /// path that is no link, or a link to nothing yet, is where a writer creates the file; a
+    /// loop is an error, not a hang.
+    #[cfg(unix)]
+    #[test]
+    fn link_target_follows_chains_relative_to_each_link() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("models")).unwrap();
+        std::fs::create_dir(d.join("links")).unwrap();
+        std::fs::write(d.join("models/v3.cwm"), b"m").unwrap();
+        symlink("../models/v3.cwm", d.join("links/current.cwm")).unwrap();
+        symlink(d.join("links/current.cwm"), d.join("mail.cwm")).unwrap();
+        let real = link_target(&d.join("mail.cwm")).unwrap();
+        assert_eq!(real, d.join("links/../models/v3.cwm"));
+        assert_eq!(std::fs::read(&real).unwrap(), b"m");
+        let plain = d.join("models/v3.cwm");
+        assert_eq!(link_target(&plain).unwrap(), plain);
+        let absent = d.join("new.cwm");
+        assert_eq!(link_target(&absent).unwrap(), absent);
+        symlink("models/v4.cwm", d.join("next.cwm")).unwrap();
+        assert_eq!(
+            link_target(&d.join("next.cwm")).unwrap(),
+            d.join("models/v4.cwm")
+        );
+        symlink("b.cwm", d.join("a.cwm")).unwrap();
+        symlink("a.cwm", d.join("b.cwm")).unwrap();
+        let e = link_target(&d.join("a.cwm")).unwrap_err();
+        assert!(
+            e.to_string().contains("too many levels of symbolic links"),
+            "{e}"
+        );
+    }
+
+    /// Saving through a link replaces the file it names and keeps that file's permissions.
+    #[cfg(unix)]
+    #[test]
+    fn save_through_a_link_replaces_its_target_with_the_same_mode() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("v1.cwm");
+        let link = dir.path().join("current.cwm");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        symlink("v1.cwm", &link).unwrap();
+        let m = model(WeightEncoding::F32);
+        m.save(&link).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let meta = std::fs::metadata(&target).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640);
+        let back = Model::open(&link, Checksum::Verify).unwrap();
+        assert_eq!(back.labels(), m.labels());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
 
     fn model(encoding: WeightEncoding) -> Model {
         let pipeline = PipelineConfig {

@@ -12,9 +12,9 @@ pub mod format;
 pub mod merge;
 
 pub use format::{
-    index_or_push, CalibrationInfo, Checksum, KeptVocabulary, LabelShift, LearnerConfig,
-    ModelHeader, Selection, SelectionTrial, TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC,
-    OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
+    index_or_push, link_target, CalibrationInfo, Checksum, KeptVocabulary, LabelShift,
+    LearnerConfig, ModelHeader, Selection, SelectionTrial, TrainingStats, WeightEncoding,
+    FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
 };
 
 use std::sync::Arc;

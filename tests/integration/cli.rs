@@ -851,6 +851,80 @@ fn symlinks_to_files_are_followed_and_loops_reported() {
     assert!(err.contains("symbolic link loop"), "{err}");
 }
 
+/// A model reached through a relative symbolic link, and kept private (mode 0600), as a user
+/// who keeps `current.cwm` pointing at a versioned file does: `learn` updates the file the link
+/// names, and the link and the file's mode stay. (Before, the atomic rename replaced the link
+/// with a new file of mode 0644 and left the linked model untaught.) A new model file is
+/// written with the usual 0644 (less the umask).
+#[cfg(unix)]
+#[test]
+fn writing_through_a_symlink_updates_its_target_and_keeps_the_mode() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let (dir, model) = train("news", &["--hash-bits", "16"]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    std::fs::set_permissions(&model, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let links = dir.path().join("links");
+    std::fs::create_dir(&links).unwrap();
+    let link = links.join("current.cwm");
+    symlink("../model.cwm", &link).unwrap();
+    let second = links.join("again.cwm"); // a link to the link
+    symlink("current.cwm", &second).unwrap();
+    let before = std::fs::read(&model).unwrap();
+    for via in [&link, &second] {
+        let out = cwtext()
+            .args(["learn", "--label", "sci.space", "-m"])
+            .arg(via)
+            .write_stdin("the shuttle reached orbit after launch from the pad")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        for l in [&link, &second] {
+            let meta = std::fs::symlink_metadata(l).unwrap();
+            assert!(
+                meta.file_type().is_symlink(),
+                "{} is no longer a link",
+                l.display()
+            );
+        }
+        assert_eq!(mode(&model), 0o600);
+    }
+    let after = std::fs::read(&model).unwrap();
+    assert_ne!(after, before, "the linked model was not taught");
+    // One lock for every name of the model: beside the file, not beside the links.
+    assert!(dir.path().join("model.cwm.lock").exists());
+    assert!(!links.join("current.cwm.lock").exists());
+    assert!(!links.join("again.cwm.lock").exists());
+    assert_eq!(std::fs::read(&link).unwrap(), after);
+    // No temporary file is left beside the link or the model.
+    for d in [dir.path(), links.as_path()] {
+        let stray: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".cwtext-model-"))
+            .collect();
+        assert!(stray.is_empty(), "{stray:?}");
+    }
+    // train -o to a new path: the usual mode, 0644 less the umask (at most 0644).
+    let fresh = dir.path().join("fresh.cwm");
+    let out = cwtext()
+        .args([
+            "train",
+            "news",
+            "--include",
+            "train-*",
+            "-q",
+            "--hash-bits",
+            "16",
+            "-o",
+        ])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(mode(&fresh) & !0o644, 0, "{:o}", mode(&fresh));
+    assert_ne!(mode(&fresh) & 0o600, 0, "{:o}", mode(&fresh));
+}
+
 #[test]
 fn one_or_two_threads_give_the_same_model_and_label_order() {
     let dir = tempfile::tempdir().unwrap();
