@@ -349,6 +349,7 @@ impl TrainArgs {
             cache: CacheSettings {
                 memory_budget: self.memory_budget.saturating_mul(1 << 20),
                 dir: self.cache.clone(),
+                ..CacheSettings::default()
             },
         }
     }
@@ -399,6 +400,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         continued,
         cache,
         label_shift,
+        tables_one_at_a_time,
     } = trained;
     let outcome = super::common::report_skipped(ui, &skipped);
     let lock = cwtext::integrations::lock::ModelLock::acquire(&args.output)?;
@@ -416,8 +418,15 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         t.distinct_features,
         start.elapsed().as_secs_f64()
     ));
+    let how = match tables_one_at_a_time {
+        None => "models side by side".to_string(),
+        Some(bytes) => format!(
+            "the choice's models one at a time, a weight table being {:.1} MB",
+            bytes as f64 / 1e6
+        ),
+    };
     ui.info(format!(
-        "read and featurised the corpus once in {:.2}s; {passes} epoch(s) over the cached features took {:.2}s ({:.3}s each, models side by side)",
+        "read and featurised the corpus once in {:.2}s; {passes} epoch(s) over the cached features took {:.2}s ({:.3}s each, {how})",
         featurize_time.as_secs_f64(),
         learn_time.as_secs_f64(),
         learn_time.as_secs_f64() / passes.max(1) as f64

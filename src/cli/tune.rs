@@ -80,6 +80,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     .with_cache(CacheSettings {
         memory_budget: args.memory_budget.saturating_mul(1 << 20),
         dir: args.cache.clone(),
+        ..CacheSettings::default()
     });
     let start = Instant::now();
     let corpus = args.filter.scan(&args.dir, 2)?;

@@ -252,6 +252,11 @@ pub fn accuracy_and_macro_f1(
     score.accuracy_and_macro_f1()
 }
 
+/// The bytes of a weight table: a mean and a variance (f32 each) per label and bucket.
+fn table_bytes(labels: usize, dimension: usize) -> u64 {
+    labels as u64 * dimension as u64 * 8
+}
+
 /// What training a corpus ([`TrainPlan::train`](crate::jobs::plan::TrainPlan::train))
 /// produced, and how long its phases took.
 #[derive(Debug)]
@@ -279,6 +284,9 @@ pub struct Trained {
     pub cache: Vec<CacheReport>,
     /// The label-frequency correction's choice, when one was made (γ 0: none chosen).
     pub label_shift: Option<crate::model::LabelShift>,
+    /// The bytes of a weight table, when the choice trained its candidates one at a time
+    /// ([`CacheSettings::tables_side_by_side`]).
+    pub tables_one_at_a_time: Option<u64>,
 }
 
 /// Featurises a corpus and trains on it.
@@ -287,8 +295,9 @@ pub struct Trained {
 ///    ([`TrainSettings::candidates`]), into memory or a cache file on disk ([`CacheSettings`]:
 ///    both give the same model).
 /// 2. With more than one candidate, each is trained on the four fifths outside the held-out
-///    fifth ([`held_out`]), in parallel, and scored on the held-out fifth; the most accurate
-///    wins (the first on ties).
+///    fifth ([`held_out`]), in parallel (one at a time when their weight tables together
+///    pass [`CacheSettings::tables_side_by_side`]), and scored on the held-out fifth; the most
+///    accurate wins (the first on ties).
 /// 3. With `settings.calibrate`, the probability scale is fitted on the held-out fifth with the
 ///    winner's four-fifths model (trained for the choice anyway, or beside the final model
 ///    when there was no choice), so calibration costs no extra pass in sequence.
@@ -435,43 +444,70 @@ pub(crate) fn train_corpus(
     }
     // 2. The choice: every candidate on four fifths, scored on the held-out fifth.
     let (mut selection, mut selection_skipped) = (None, None);
+    let mut tables_one_at_a_time = None;
     let mut chosen = 0;
     let mut partial: Option<Partial> = None;
     if candidates.len() > 1 {
         if choose {
             progress.set_message(&format!("choosing among {} settings", candidates.len()));
-            type Trial = (Option<Partial>, SelectionTrial, Vec<bool>);
-            let mut trials: Vec<Trial> = candidates
-                .par_iter()
-                .map(|c| {
-                    let (kept, held) = parts_of(c);
-                    let trained = train_kept(c, kept, select_epochs)?;
-                    let learner = predictor_of(&trained);
-                    let mut score = Score::new(labels.len());
-                    let mut right = Vec::with_capacity(held.len());
-                    for_each(held, |_, e| {
-                        let predicted = crate::learn::learner::argmax(&learner.scores(&e.x));
-                        score.add(predicted, e.label);
-                        right.push(predicted == e.label);
-                    })?;
-                    drop(learner);
-                    let (accuracy, macro_f1) = score.accuracy_and_macro_f1();
-                    let trial = SelectionTrial {
-                        setting: c.name.clone(),
-                        accuracy,
-                        macro_f1,
-                    };
-                    Ok((Some(trained), trial, right))
-                })
-                .collect::<Result<_>>()?;
+            type Trial = (Option<Partial>, SelectionTrial);
+            let trial = |c: &Candidate| -> Result<Trial> {
+                let (kept, held) = parts_of(c);
+                let trained = train_kept(c, kept, select_epochs)?;
+                let learner = predictor_of(&trained);
+                let mut score = Score::new(labels.len());
+                for_each(held, |_, e| {
+                    score.add(
+                        crate::learn::learner::argmax(&learner.scores(&e.x)),
+                        e.label,
+                    );
+                })?;
+                drop(learner);
+                let (accuracy, macro_f1) = score.accuracy_and_macro_f1();
+                let trial = SelectionTrial {
+                    setting: c.name.clone(),
+                    accuracy,
+                    macro_f1,
+                };
+                Ok((Some(trained), trial))
+            };
+            // Side by side, each candidate's table is kept until the winner is known; with
+            // many labels those tables are most of the memory (500 labels at 2^18 buckets:
+            // 1 GB each), and then the candidates train one at a time and the winner's is
+            // trained again: the same model, with one table held instead of one per candidate.
+            let tables: Vec<u64> = candidates
+                .iter()
+                .map(|c| table_bytes(labels.len(), c.pipeline.dimension()))
+                .collect();
+            let side_by_side = tables.iter().sum::<u64>() <= cache.tables_side_by_side;
+            let mut trials: Vec<Trial> = if side_by_side {
+                candidates.par_iter().map(trial).collect::<Result<_>>()?
+            } else {
+                let mut trials = Vec::with_capacity(candidates.len());
+                for c in &candidates {
+                    let (trained, result) = trial(c)?;
+                    drop(trained);
+                    crate::jobs::feature_cache::release_freed_memory();
+                    trials.push((None, result));
+                }
+                tables_one_at_a_time = tables.iter().copied().max();
+                trials
+            };
             passes += candidates.len() * select_epochs;
             chosen = most_accurate(&trials, |t| t.1.accuracy);
-            partial = trials[chosen].0.take();
+            partial = match trials[chosen].0.take() {
+                Some(kept) => Some(kept),
+                None => {
+                    let (kept, _) = parts_of(&candidates[chosen]);
+                    passes += select_epochs;
+                    Some(train_kept(&candidates[chosen], kept, select_epochs)?)
+                }
+            };
             selection = Some(Selection {
                 folds: 0,
                 held_out: held_count,
                 epochs: select_epochs,
-                trials: trials.into_iter().map(|(_, t, _)| t).collect(),
+                trials: trials.into_iter().map(|(_, t)| t).collect(),
                 chosen,
             });
             // The losers are dropped (their weight tables given back to the system: glibc may
@@ -686,6 +722,7 @@ pub(crate) fn train_corpus(
         continued,
         cache: cache_reports,
         label_shift,
+        tables_one_at_a_time,
     })
 }
 

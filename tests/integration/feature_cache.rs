@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use cwtext::jobs::corpus::{scan_labelled, FileFilter};
-use cwtext::jobs::feature_cache::CacheSettings;
+use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
 use cwtext::jobs::plan::TrainRequest;
 use cwtext::progress::NoProgress;
 
@@ -182,7 +182,7 @@ fn passing_the_memory_budget_moves_the_examples_to_disk_with_the_same_model() {
     assert!(memory.cache.is_empty());
     let (disk, notes) = train(CacheSettings {
         memory_budget: 1,
-        dir: None,
+        ..CacheSettings::default()
     });
     assert_eq!(disk.cache.len(), 2, "one file per pipeline tried");
     assert!(disk.cache.iter().all(|c| !c.kept && c.documents == 480));
@@ -191,6 +191,22 @@ fn passing_the_memory_budget_moves_the_examples_to_disk_with_the_same_model() {
         "{notes:?}"
     );
     assert!(memory.model.to_bytes() == disk.model.to_bytes());
+    assert!(memory.selection.is_some() && memory.tables_one_at_a_time.is_none());
+    // The choice's candidates one at a time (their tables past the limit; here 4 tables of
+    // 6.3 MB against a limit of 0): the winner is trained again and
+    // the model is the same, from memory and from disk.
+    for budget in [DEFAULT_MEMORY_BUDGET, 1] {
+        let (one, _) = train(CacheSettings {
+            memory_budget: budget,
+            tables_side_by_side: 0,
+            ..CacheSettings::default()
+        });
+        // 3 labels × (2^18 buckets + the bias) × a mean and a variance of 4 bytes.
+        assert_eq!(one.tables_one_at_a_time, Some(3 * ((1 << 18) + 1) * 8));
+        assert_eq!(one.selection, memory.selection);
+        assert_eq!(one.passes, memory.passes + 1, "the winner's epoch again");
+        assert!(one.model.to_bytes() == memory.model.to_bytes());
+    }
 }
 
 #[test]
