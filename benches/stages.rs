@@ -15,7 +15,7 @@ use cwtext::learn::learner::{CwConfig, DiagonalLearner, Learner};
 use cwtext::learn::probability::Method;
 use cwtext::model::Model;
 use cwtext::text::input::{parse_bytes, Document, DocumentKind};
-use cwtext::text::pipeline::{Pipeline, PipelineConfig, DEFAULT_MAX_MIME_DEPTH};
+use cwtext::text::pipeline::{Pipeline, PipelineConfig};
 
 /// Every file under `tests/fixtures/<dir>`, sorted, with the name of its label folder.
 fn fixtures(dir: &str) -> Vec<(String, Vec<u8>)> {
@@ -38,7 +38,7 @@ fn fixtures(dir: &str) -> Vec<(String, Vec<u8>)> {
 }
 
 fn parse(bytes: &[u8]) -> Document {
-    parse_bytes(bytes, DEFAULT_MAX_MIME_DEPTH).expect("fixtures are text")
+    parse_bytes(bytes, PipelineConfig::default().input_limits()).expect("fixtures are text")
 }
 
 fn decode_and_parse(c: &mut Criterion) {

@@ -27,7 +27,7 @@ thread_local! {
             max_ngram: 3,
             ..PipelineConfig::default()
         };
-        config.filters.push(cwtext::text::pipeline::filter::FilterConfig::Stem {
+        config.filters.push(cwtext::text::pipeline::config::FilterConfig::Stem {
             language: cwtext::text::pipeline::stem::StemLanguage::English,
         });
         (
@@ -38,7 +38,8 @@ thread_local! {
 }
 
 fuzz_target!(|bytes: &[u8]| {
-    let Ok(doc) = parse_bytes(bytes, cwtext::text::pipeline::DEFAULT_MAX_MIME_DEPTH) else { return };
+    // The default reading, HTML pages as their text included.
+    let Ok(doc) = parse_bytes(bytes, PipelineConfig::default().input_limits()) else { return };
     PIPELINES.with(|p| {
         let (every_stage, default) = &mut *p.borrow_mut();
         let _ = every_stage.features(&doc);

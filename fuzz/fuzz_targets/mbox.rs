@@ -18,5 +18,5 @@ fuzz_target!(|bytes: &[u8]| {
             assert!(message.len() <= (s.end - s.start) as usize);
         }
     }
-    let _ = split_bytes(bytes, "-");
+    let _ = split_bytes(bytes, "-", cwtext::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES);
 });

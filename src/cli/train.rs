@@ -167,6 +167,12 @@ pub struct TrainArgs {
     /// are features too).
     #[arg(long)]
     pub no_symbols: bool,
+    /// Read HTML as it is: a page's markup, style sheets and scripts become features, and a
+    /// mail's HTML part is read by mail-parser's conversion, which joins the words on both
+    /// sides of a tag. By default a file that is an HTML page (and a mail's HTML part) is read
+    /// as its text: its title, then its words, kept apart at block-level tags.
+    #[arg(long)]
+    pub raw_html: bool,
     /// Read at most this many bytes of a document (the rest is cut off with a warning).
     #[arg(long, default_value_t = cwtext::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
     pub max_document_bytes: usize,
@@ -327,6 +333,7 @@ impl TrainArgs {
             bias: !self.no_bias,
             email_headers: !self.no_email_headers,
             header_fields: !self.no_header_fields,
+            html_text: !self.raw_html,
             symbols: !self.no_symbols,
             max_document_bytes: self.max_document_bytes,
             max_tokens: self.max_tokens,

@@ -179,13 +179,25 @@ mod tests {
         assert!((prior.probability() - 3321.0 / 4838.0).abs() < 1e-12);
         assert!((prior.probability() - 0.68644).abs() < 1e-5);
         assert!(prior.is_unsure(Some(0.9)));
-        // A mail of an attachment alone: no Subject, From or To (whose addresses are features).
-        let attachment = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"x\"\n\n--x\nContent-Type: application/octet-stream\n\nAAEC\n--x--\n";
-        for empty in ["", "  \n\t", attachment] {
+        for empty in ["", "  \n\t"] {
             let p = classify_text(&model, empty, Method::Exact).unwrap();
             assert!(p.prior_only, "{empty:?}");
             assert_eq!(p, prior, "{empty:?}");
         }
+        // A mail of an attachment alone has no words, but its header fields (MIME-Version,
+        // Content-Type) are features of a model that reads them: not the prior alone.
+        let attachment = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"x\"\n\n--x\nContent-Type: application/octet-stream\n\nAAEC\n--x--\n";
+        assert!(model.pipeline().header_fields);
+        let p = classify_text(&model, attachment, Method::Exact).unwrap();
+        assert!(!p.prior_only);
+        let mut without = model.pipeline().clone();
+        without.header_fields = false;
+        let doc =
+            crate::text::input::parse_bytes(attachment.as_bytes(), without.input_limits()).unwrap();
+        let x = crate::text::pipeline::Pipeline::new(&without)
+            .unwrap()
+            .features(&doc);
+        assert!(x.is_none(), "without the fields it has no words: {x:?}");
         let words = "Subject: cheap pills\n\nbuy cheap pills now, discount offer\n";
         let p = classify_text(&model, words, Method::Exact).unwrap();
         assert!(!p.prior_only);

@@ -422,11 +422,11 @@ mod tests {
     #[test]
     fn a_filtered_message_has_the_features_of_the_original() {
         use crate::text::input::parse_bytes;
-        use crate::text::pipeline::{PipelineConfig, DEFAULT_MAX_MIME_DEPTH};
+        use crate::text::pipeline::PipelineConfig;
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mail");
         let mut pipeline = Pipeline::new(&PipelineConfig::default()).unwrap();
         let mut features = |bytes: &[u8]| {
-            let doc = parse_bytes(bytes, DEFAULT_MAX_MIME_DEPTH).unwrap();
+            let doc = parse_bytes(bytes, PipelineConfig::default().input_limits()).unwrap();
             pipeline
                 .features(&doc)
                 .map(|f| (f.indices().to_vec(), f.data().to_vec()))

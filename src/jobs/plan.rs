@@ -73,6 +73,9 @@ pub struct TrainRequest {
     pub email_headers: bool,
     /// Every other header field of mail as features of its own (presence and words).
     pub header_fields: bool,
+    /// An HTML page, and a mail's HTML part, read as its text
+    /// ([`PipelineConfig::html_text`]).
+    pub html_text: bool,
     pub symbols: bool,
     pub max_document_bytes: usize,
     pub max_tokens: usize,
@@ -138,6 +141,7 @@ impl Default for TrainRequest {
             bias: true,
             email_headers: true,
             header_fields: true,
+            html_text: true,
             symbols: true,
             max_document_bytes: crate::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: crate::text::pipeline::DEFAULT_MAX_TOKENS,
@@ -402,6 +406,7 @@ impl TrainRequest {
                 bias: self.bias,
                 email_headers: self.email_headers,
                 header_fields: self.email_headers && self.header_fields,
+                html_text: self.html_text,
                 symbols: self.symbols,
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,

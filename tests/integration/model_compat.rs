@@ -25,11 +25,13 @@ fn format_v1_loads_and_classifies() {
     assert_eq!(model.header.encoding, WeightEncoding::F16);
     assert_eq!(model.header.training.documents, 60);
     assert_eq!(model.pipeline().hash_bits, 16);
+    // Written before HTML was read as text: it goes on reading HTML as it did.
+    assert!(!model.pipeline().html_text);
     let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
     let mail = b"From: deals@cheap-pills.example\nSubject: LIMITED OFFER free money\n\n\
         Click here to claim your FREE money now!!! Unsubscribe: reply remove.\n";
     let x = pipeline
-        .features(&parse_bytes(mail, cwtext::text::pipeline::DEFAULT_MAX_MIME_DEPTH).unwrap())
+        .features(&parse_bytes(mail, model.pipeline().input_limits()).unwrap())
         .unwrap();
     let p = model.predict(
         &x,

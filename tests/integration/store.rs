@@ -277,12 +277,12 @@ fn delivery_into_a_maildir_goes_through_tmp_into_new_byte_for_byte() {
         ],
         &[&dest],
     );
-    assert!(ok(&out).contains("_unsure 26"), "{}", stderr(&out));
+    assert!(ok(&out).contains("_unsure 27"), "{}", stderr(&out));
     assert_eq!(
         std::fs::read_dir(dest.join("._unsure/new"))
             .unwrap()
             .count(),
-        26
+        27
     );
     // Another layout than the store's, and MH, are refused.
     let out = run(

@@ -68,8 +68,12 @@ pub fn looks_like_email(bytes: &[u8]) -> bool {
 /// than `max_depth` multipart levels are left out and counted in
 /// [`Document::skipped_deep_parts`]; mail-parser builds the tree iteratively, so parsing stays
 /// linear in the input however deep the nesting.
-pub fn parse(bytes: &[u8], max_depth: usize) -> Option<Document> {
-    parse_with(parser(), bytes, max_depth)
+///
+/// With `html_text`, an HTML part is read by [`super::html::to_text`] (its title, and its
+/// words kept apart at block-level tags); without, by mail-parser's own conversion, which joins
+/// the words on both sides of a tag (what models written before it read).
+pub fn parse(bytes: &[u8], max_depth: usize, html_text: bool) -> Option<Document> {
+    parse_with(parser(), bytes, max_depth, html_text)
 }
 
 /// The parser that reads only what [`parse`] uses: the MIME fields that find and decode the
@@ -87,7 +91,12 @@ fn parser() -> &'static MessageParser {
     })
 }
 
-fn parse_with(parser: &MessageParser, bytes: &[u8], max_depth: usize) -> Option<Document> {
+fn parse_with(
+    parser: &MessageParser,
+    bytes: &[u8],
+    max_depth: usize,
+    html_text: bool,
+) -> Option<Document> {
     let message = parser.parse(bytes)?;
     let depths = part_depths(&message.parts);
     let (fields, own_label) = other_fields(&message);
@@ -106,7 +115,11 @@ fn parse_with(parser: &MessageParser, bytes: &[u8], max_depth: usize) -> Option<
             skipped_deep_parts += 1;
             continue;
         }
-        if let Some(text) = message.body_text(i) {
+        let html = match message.part(id).map(|p| &p.body) {
+            Some(PartType::Html(html)) if html_text => Some(super::html::to_text(html)),
+            _ => None,
+        };
+        if let Some(text) = html.map(Into::into).or_else(|| message.body_text(i)) {
             body.push('\n');
             body.push_str(&text);
         }
@@ -283,7 +296,7 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
 
     #[test]
     fn decodes_headers_and_text_parts_and_skips_attachments() {
-        let doc = parse(MAIL, 32).unwrap();
+        let doc = parse(MAIL, 32, true).unwrap();
         let h = doc.headers.unwrap();
         assert_eq!(h.subject, "Café meeting");
         assert_eq!(h.from, vec!["alice@example.com"]);
@@ -315,17 +328,17 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
     fn parts_deeper_than_the_limit_are_skipped_and_counted() {
         // The deep text part sits under the root multipart and `levels` more: depth levels + 1.
         let mail = nested(4);
-        let doc = parse(&mail, 5).unwrap();
+        let doc = parse(&mail, 5, true).unwrap();
         assert!(doc.body.contains("top part") && doc.body.contains("deep part"));
         assert_eq!(doc.skipped_deep_parts, 0);
-        let doc = parse(&mail, 4).unwrap();
+        let doc = parse(&mail, 4, true).unwrap();
         assert!(doc.body.contains("top part") && !doc.body.contains("deep part"));
         assert_eq!(doc.skipped_deep_parts, 1);
     }
 
     #[test]
     fn a_hundred_thousand_levels_do_not_overflow_the_stack() {
-        let doc = parse(&nested(100_000), 32).unwrap();
+        let doc = parse(&nested(100_000), 32, true).unwrap();
         assert!(doc.body.contains("top part"));
         assert_eq!(doc.skipped_deep_parts, 1);
     }
@@ -361,8 +374,8 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
         let full = MessageParser::default();
         for (name, bytes) in &mails {
             for depth in [2, 32] {
-                let a = parse_with(&full, bytes, depth);
-                let b = parse(bytes, depth);
+                let a = parse_with(&full, bytes, depth, true);
+                let b = parse(bytes, depth, true);
                 assert_eq!(
                     a.as_ref()
                         .map(|d| (&d.body, &d.headers, d.skipped_deep_parts)),
@@ -378,7 +391,7 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
     /// folded lines joined; those of its parts do not come (they describe the part).
     #[test]
     fn other_header_fields_come_raw_and_unfolded() {
-        let doc = parse(MAIL, 32).unwrap();
+        let doc = parse(MAIL, 32, true).unwrap();
         let fields = doc.headers.unwrap().fields;
         let want = [
             ("return-path", "<alice@Example.COM>"),
@@ -393,7 +406,7 @@ c2VjcmV0YXR0YWNobWVudA==\r\n\
         let folded =
             b"Received: from a.example.org\r\n\tby b.example.net;\r\n  Tue, 1 Oct 2002\r\n\
 List-Id: Alpha <alpha.lists.example.org>\r\nSubject: s\r\nFrom: x@y.z\r\n\r\nbody\r\n";
-        let fields = parse(folded, 32).unwrap().headers.unwrap().fields;
+        let fields = parse(folded, 32, true).unwrap().headers.unwrap().fields;
         assert_eq!(
             fields,
             vec![
@@ -420,7 +433,7 @@ List-Id: Alpha <alpha.lists.example.org>\r\nSubject: s\r\nFrom: x@y.z\r\n\r\nbod
 X-Mailer: m\n\nbody\n"
             )
         };
-        let read = |m: String| parse(m.as_bytes(), 32).unwrap().headers.unwrap();
+        let read = |m: String| parse(m.as_bytes(), 32, true).unwrap().headers.unwrap();
         let h = read(mail("[spam] cheap pills", "spam"));
         assert_eq!(h.subject, "cheap pills");
         assert_eq!(h.fields, vec![("x-mailer".to_string(), "m".to_string())]);
@@ -452,8 +465,22 @@ X-Mailer: m\n\nbody\n"
     #[test]
     fn html_parts_become_text() {
         let mail = b"From: a@b.com\nSubject: hi\nContent-Type: text/html\n\n<html><body><p>Buy <b>cheap</b> pills</p><script>x</script></body></html>\n";
-        let doc = parse(mail, 32).unwrap();
+        let doc = parse(mail, 32, true).unwrap();
         assert!(doc.body.contains("Buy cheap pills"), "{}", doc.body);
         assert!(!doc.body.contains("<b>"));
+        // Table cells and list items: words apart as a reader sees them (html_text), joined by
+        // mail-parser's own conversion (what models written before it read).
+        let table = b"From: a@b.com\nSubject: offer\nContent-Type: text/html\n\n<html><head><title>Deal</title></head><body><table><tr><td>Unsubscribe</td><td>Privacy</td></tr></table><ul><li>Pills</li><li>Loans</li></ul></body></html>\n";
+        let words = |html_text| {
+            let body = parse(table, 32, html_text).unwrap().body;
+            body.split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            words(true),
+            ["offer", "Deal", "Unsubscribe", "Privacy", "Pills", "Loans"]
+        );
+        assert_eq!(words(false), ["offer", "UnsubscribePrivacyPillsLoans"]);
     }
 }

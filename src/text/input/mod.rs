@@ -1,12 +1,13 @@
 //! From raw bytes to a [`Document`]: the first stage of every command.
 //!
 //! Files arrive in any encoding and as plain text or RFC 822 mail, possibly compressed
-//! ([`compressed`]: gzip, bzip2, xz, zstd). [`decode`] finds the encoding and refuses binary data; [`email`] recognises and parses mail. What comes out is the text to
+//! ([`compressed`]: gzip, bzip2, xz, zstd). [`decode`] finds the encoding and refuses binary data; [`email`] recognises and parses mail; [`html`] reads an HTML page or part as its text. What comes out is the text to
 //! tokenise plus, for mail, the header fields that yield header-prefixed features.
 
 pub mod compressed;
 pub mod decode;
 pub mod email;
+pub mod html;
 
 use std::path::Path;
 
@@ -31,6 +32,8 @@ pub struct EmailHeaders {
 pub enum DocumentKind {
     /// Plain text in the named encoding.
     Text { encoding: &'static str },
+    /// An HTML page in the named encoding, read as its text ([`html::to_text`]).
+    Html { encoding: &'static str },
     /// An RFC 822 / MIME message.
     Email,
 }
@@ -46,13 +49,17 @@ pub struct Document {
     pub skipped_deep_parts: usize,
 }
 
-/// How much of one input is read: the limits that keep a single document's cost bounded.
+/// How one input is read: the limits that keep a single document's cost bounded, and how HTML
+/// is read (from the model's [`crate::text::pipeline::PipelineConfig::input_limits`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InputLimits {
     /// Bytes read from a file; the rest is cut off with a warning.
     pub max_bytes: usize,
     /// Multipart nesting levels of mail; text parts deeper down are skipped with a warning.
     pub max_mime_depth: usize,
+    /// An HTML page, and a mail's HTML part, is read as its text ([`html::to_text`]); without,
+    /// a page is read as it is (markup included) and an HTML part by mail-parser's conversion.
+    pub html_text: bool,
 }
 
 /// Why bytes could not be turned into a document.
@@ -63,20 +70,23 @@ pub enum ParseError {
 }
 
 /// Parses a file's bytes: email when it looks like mail (text parts at most `max_mime_depth`
-/// multipart levels deep), otherwise decoded plain text.
-pub fn parse_bytes(
-    bytes: &[u8],
-    max_mime_depth: usize,
-) -> std::result::Result<Document, ParseError> {
+/// multipart levels deep), otherwise decoded plain text, or an HTML page's text
+/// ([`html::is_html`], with `html_text`). `max_bytes` is the caller's to apply.
+pub fn parse_bytes(bytes: &[u8], limits: InputLimits) -> std::result::Result<Document, ParseError> {
     if email::looks_like_email(bytes) {
-        if let Some(doc) = email::parse(bytes, max_mime_depth) {
+        if let Some(doc) = email::parse(bytes, limits.max_mime_depth, limits.html_text) {
             return Ok(doc);
         }
     }
     let (body, encoding) = decode::decode_text(bytes).map_err(ParseError::Binary)?;
+    let (kind, body) = if limits.html_text && html::is_html(&body) {
+        (DocumentKind::Html { encoding }, html::to_text(&body))
+    } else {
+        (DocumentKind::Text { encoding }, body.into_owned())
+    };
     Ok(Document {
-        kind: DocumentKind::Text { encoding },
-        body: body.into_owned(),
+        kind,
+        body,
         headers: None,
         skipped_deep_parts: 0,
     })
@@ -103,7 +113,7 @@ pub fn document_from_bytes(bytes: &[u8], path: &Path, limits: InputLimits) -> Re
         compressed::decompress_within(bytes, path, max, "--max-document-bytes")?
     {
         warnings.iter().for_each(|w| log::warn!("{w}"));
-        return parse_document(&whole, path, limits.max_mime_depth);
+        return parse_document(&whole, path, limits);
     }
     if bytes.len() > max {
         log::warn!(
@@ -111,17 +121,17 @@ pub fn document_from_bytes(bytes: &[u8], path: &Path, limits: InputLimits) -> Re
             path.display()
         );
     }
-    parse_document(&bytes[..bytes.len().min(max)], path, limits.max_mime_depth)
+    parse_document(&bytes[..bytes.len().min(max)], path, limits)
 }
 
 /// Parses bytes read from `path`, naming it in any error and in a warning when mail parts were
 /// nested too deep to be read.
-fn parse_document(bytes: &[u8], path: &Path, max_mime_depth: usize) -> Result<Document> {
-    let doc =
-        parse_bytes(bytes, max_mime_depth).map_err(|ParseError::Binary(reason)| Error::Binary {
-            path: path.to_path_buf(),
-            reason,
-        })?;
+fn parse_document(bytes: &[u8], path: &Path, limits: InputLimits) -> Result<Document> {
+    let max_mime_depth = limits.max_mime_depth;
+    let doc = parse_bytes(bytes, limits).map_err(|ParseError::Binary(reason)| Error::Binary {
+        path: path.to_path_buf(),
+        reason,
+    })?;
     if doc.skipped_deep_parts > 0 {
         log::warn!(
             "{}: {} text part(s) nested more than {max_mime_depth} MIME levels deep were skipped (--max-mime-depth)",

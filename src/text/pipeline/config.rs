@@ -120,6 +120,12 @@ pub struct PipelineConfig {
     /// written while every field was read whole, which go on reading them so.
     #[serde(default, skip_serializing_if = "FieldRule::is_every_field_whole")]
     pub field_rule: FieldRule,
+    /// An HTML page (a file or standard input that sniffs as HTML), and a mail's HTML part, is
+    /// read as its text: title and words, apart at block-level tags
+    /// ([`crate::text::input::html`]). Absent in models written before it existed, which read a
+    /// page as it is and an HTML part by mail-parser's conversion.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub html_text: bool,
     /// Punctuation, symbols and emoji between the words are tokens too (see [`super::tokenizer`]).
     /// Absent in models written before it existed, which had none.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -180,6 +186,7 @@ impl Default for PipelineConfig {
             email_headers: true,
             header_fields: true,
             field_rule: FieldRule::Stable,
+            html_text: true,
             symbols: false,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
@@ -237,6 +244,7 @@ impl PipelineConfig {
         crate::text::input::InputLimits {
             max_bytes: self.max_document_bytes,
             max_mime_depth: self.max_mime_depth,
+            html_text: self.html_text,
         }
     }
 

@@ -316,7 +316,7 @@ mod tests {
     fn features(config: &PipelineConfig, text: &[u8]) -> Option<FeatureVector> {
         Pipeline::new(config)
             .unwrap()
-            .features(&parse_bytes(text, DEFAULT_MAX_MIME_DEPTH).unwrap())
+            .features(&parse_bytes(text, PipelineConfig::default().input_limits()).unwrap())
     }
 
     /// A document's features hold no spare room: training keeps every example in memory up
@@ -331,7 +331,11 @@ mod tests {
         let mut pipeline = Pipeline::new(&config).unwrap();
         for words in [1usize, 7, 129, 300] {
             let text: Vec<String> = (0..words).map(|i| format!("word{i}")).collect();
-            let doc = parse_bytes(text.join(" ").as_bytes(), DEFAULT_MAX_MIME_DEPTH).unwrap();
+            let doc = parse_bytes(
+                text.join(" ").as_bytes(),
+                PipelineConfig::default().input_limits(),
+            )
+            .unwrap();
             let x = pipeline.features(&doc).unwrap();
             let nnz = x.nnz();
             assert!(nnz > words * 9 / 10, "{nnz} features for {words} words");
@@ -465,7 +469,7 @@ mod tests {
         let mail = b"From: Bob <bob@mail.example.com>\nTo: x@y.org\nSubject: Cheap Offer\n\
             List-Id: Alpha Users <alpha.lists.example.org>\n\n\
             The Shuttle's orbit, naive and na\xc3\xafve; the orbit again.\n";
-        let doc = parse_bytes(mail, DEFAULT_MAX_MIME_DEPTH).unwrap();
+        let doc = parse_bytes(mail, PipelineConfig::default().input_limits()).unwrap();
         let mut stemmed = PipelineConfig {
             max_ngram: 3,
             ..PipelineConfig::default()
@@ -521,6 +525,11 @@ mod tests {
         let back: PipelineConfig = serde_json::from_str(&whole).unwrap();
         assert!(back.header_fields);
         assert_eq!(back.field_rule, FieldRule::EveryFieldWhole);
+        // Models written before HTML was read as text go on reading it as it is.
+        let raw = json.replace(",\"html_text\":true", "");
+        assert_ne!(raw, json);
+        let back: PipelineConfig = serde_json::from_str(&raw).unwrap();
+        assert!(!back.html_text && !back.input_limits().html_text);
         assert!(json.contains("\"type\":\"stop_words\""), "{json}");
         // Models written before subword tokenisers existed hold exactly this.
         assert!(
