@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::jobs::corpus::{scan_labelled, FileFilter, FileTable, LabelledCorpus};
 use crate::jobs::online::LearnOptions;
 use crate::jobs::plan::TrainPlan;
-use crate::jobs::train::{check_epochs, featurize_corpus, fill_rehearsal, Example, TrainSettings};
+use crate::jobs::train::{check_epochs, featurize_corpus, fill_rehearsal, Example};
 use crate::learn::probability::{Method, DEFAULT_SAMPLES};
 use crate::learn::rehearsal::DEFAULT_CAPACITY;
 use crate::model::Model;
@@ -89,10 +89,12 @@ impl Experiment {
     /// prior), calibrated, for [`Experiment::epochs`] epochs.
     pub fn plan(&self) -> Result<TrainPlan> {
         check_epochs(self.epochs)?;
-        TrainPlan::from_settings(TrainSettings {
-            calibrate: true,
-            ..TrainSettings::new(self.epochs, self.split.seed)
-        })
+        crate::jobs::plan::TrainRequest {
+            epochs: self.epochs,
+            seed: self.split.seed,
+            ..crate::jobs::plan::TrainRequest::default()
+        }
+        .plan()
     }
 
     /// Checks the settings, reads the corpus, trains the models, runs the scenarios and returns
@@ -456,6 +458,30 @@ mod tests {
             },
             "the new labels must leave at least one label to train on",
         );
+    }
+
+    /// The routers the scenarios correct are what `cwtext train` makes: its η, prior, choice of
+    /// stop words and prior, label shift and calibration (before, they were CW's library
+    /// defaults, η 0.99 and a flat prior, calibrated, with nothing chosen: not the model a user
+    /// corrects).
+    #[test]
+    fn the_models_are_trained_as_train_trains_them() {
+        let dir = corpus(&["ham", "spam"]);
+        let experiment = Experiment::new(SplitSpec::new(dir.path()));
+        let train = crate::jobs::plan::TrainRequest {
+            epochs: experiment.epochs,
+            seed: experiment.split.seed,
+            ..crate::jobs::plan::TrainRequest::default()
+        }
+        .plan()
+        .unwrap();
+        // TrainSettings has no PartialEq (it holds stop-word lists); the Debug text is every field.
+        assert_eq!(
+            format!("{:?}", experiment.plan().unwrap().settings()),
+            format!("{:?}", train.settings())
+        );
+        assert_eq!(train.settings().learner.eta, crate::jobs::train::TRAIN_ETA);
+        assert!(train.settings().calibrate && train.settings().choose.label_shift);
     }
 
     #[test]

@@ -87,6 +87,22 @@ impl Default for LearnOptions {
     }
 }
 
+/// The smallest variance scale corrections demand their confidence on ([`correction_scale`]).
+pub const MIN_CORRECTION_SCALE: f64 = 0.025;
+
+/// The scale c that corrections demand η on: the model's fitted scale, but not below
+/// [`MIN_CORRECTION_SCALE`]. A held-out fifth that the model separates with wide margins (man
+/// pages by language) pins c poorly: the Brier fit follows the few documents nearest the
+/// boundary, and two held-out fifths of the same 24 languages fitted 0.0002 and 0.0305. At
+/// 0.0002 the constraint asks a margin of 0.018 standard deviations (η 0.9 becomes 0.507), so a
+/// correction barely flips its own document: ten refiles of a new language found 0.43 of its
+/// test pages, against 0.98 at 0.0305. The floor is 20 Newsgroups' fitted scale (0.026–0.03),
+/// where every corrections scenario was measured safe (`benches/results/corrections-scale-2026-11-27.md`);
+/// a model fitted above it is corrected as before.
+pub fn correction_scale(scale: f64) -> f64 {
+    scale.max(MIN_CORRECTION_SCALE)
+}
+
 /// Updates of one correction at most (see [`learn_with`]).
 const ROUNDS: usize = 4;
 
@@ -225,11 +241,11 @@ pub fn learn_with(
         config.eta = eta;
     }
     if options.calibrated {
-        config.eta = calibrated_eta(config.eta, scale);
+        config.eta = calibrated_eta(config.eta, correction_scale(scale));
     }
     let mut replay_config = saved.config().clone();
     if options.replay_calibrated {
-        replay_config.eta = calibrated_eta(replay_config.eta, scale);
+        replay_config.eta = calibrated_eta(replay_config.eta, correction_scale(scale));
     }
     let correction_params = config.validate()?;
     let replay_params = replay_config.validate()?;
@@ -309,6 +325,17 @@ mod tests {
     use crate::learn::learner::CwConfig;
     use crate::model::{LearnerConfig, ModelHeader, TrainingStats, WeightEncoding};
     use crate::text::pipeline::PipelineConfig;
+
+    #[test]
+    fn corrections_demand_at_least_the_floor_scale() {
+        // c = 0.0002 (a fit on a held-out fifth separated with wide margins) would make η 0.9
+        // Φ(1.281552·√0.0002) = Φ(0.018124) = 0.507230; the floor 0.025 makes it
+        // Φ(1.281552·0.158114) = Φ(0.202631) = 0.580289 (Python's statistics.NormalDist).
+        assert!((calibrated_eta(0.9, 0.0002) - 0.507_230).abs() < 1e-5);
+        assert!((calibrated_eta(0.9, correction_scale(0.0002)) - 0.580_289).abs() < 1e-5);
+        // A scale above the floor is used as fitted.
+        assert_eq!(correction_scale(0.0305), 0.0305);
+    }
 
     #[test]
     fn calibrated_confidence_scales_the_quantile() {

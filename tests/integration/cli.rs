@@ -1688,20 +1688,19 @@ fn a_new_folder_learned_from_few_refiles_does_not_take_the_old_labels_documents(
     // shuffle as with the permutation of issue 20: means 0.51 and 0.42), so it is checked on
     // average over 8 seeds rather than for one.
     //
-    // Without the mail's other header fields: with them the two mail labels of these 84
-    // documents are told apart with wide margins, all 20 held-out documents are right, the
-    // probability scale is fitted to its floor (0.0001 against 0.0135), and corrections, which
-    // demand the confidence η on the scaled variance, become minimal: 12 refiles then win 0.15
-    // of the new folder's posts on average (1.0 with `--no-calibrate`, with or without the
-    // fields). On mail alone the fields help new folders (SpamAssassin's five folders, 10
-    // refiles of one: recall 0.33 → 0.50; README, "Corrections").
+    // With the mail's header fields (the default) the two mail labels of these 84 documents
+    // are told apart with wide margins, all 20 held-out documents are right, and the
+    // probability scale is fitted to its floor (0.0001; 0.0135 without the fields). Corrections
+    // demanded the confidence η on that scale and became minimal: 12 refiles won 0.575 of the
+    // new folder's posts on average over the 8 seeds. They now demand it on at least
+    // MIN_CORRECTION_SCALE (0.025, `jobs::online::correction_scale`): 0.775 (31 of 40 posts;
+    // the same runs every time, so the bound below separates the two).
     let mut total = 0.0;
     for seed in 1..=8 {
         let model = dir.path().join(format!("seed-{seed}.cwm"));
         let out = cwtext()
             .arg("train")
             .arg(trained.path())
-            .arg("--no-header-fields")
             .args(["--seed", &seed.to_string(), "-o"])
             .arg(&model)
             .output()
@@ -1713,7 +1712,7 @@ fn a_new_folder_learned_from_few_refiles_does_not_take_the_old_labels_documents(
             .unwrap();
     }
     assert!(
-        total / 8.0 >= 0.3,
+        total / 8.0 >= 0.7,
         "mean accuracy on the new folder {}",
         total / 8.0
     );
