@@ -22,6 +22,8 @@ for spec in document:16384 model:8192 mbox:16384; do
   # unbounded allocation.
   work=$(mktemp -d)
   cp -r "fuzz/corpus/$target/." "$work/"
+  # The HTML fixture pages seed the document target too (kept once, under tests/).
+  if [[ $target == document ]]; then cp tests/fixtures/html/*.html "$work/"; fi
   cargo fuzz run --sanitizer "${SANITIZER:-address}" "$target" "$work" -- -runs="$RUNS" -timeout=10 -rss_limit_mb=2048 \
     -max_len="$max_len" -print_final_stats=1 2>&1 | tail -n 25
   rm -rf "$work"

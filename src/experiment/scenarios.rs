@@ -480,8 +480,11 @@ mod tests {
             format!("{:?}", experiment.plan().unwrap().settings()),
             format!("{:?}", train.settings())
         );
-        assert_eq!(train.settings().learner.eta, crate::jobs::train::TRAIN_ETA);
-        assert!(train.settings().calibrate && train.settings().choose.label_shift);
+        let plan = experiment.plan().unwrap();
+        let settings = plan.settings();
+        assert_eq!(settings.learner.eta, crate::jobs::train::TRAIN_ETA);
+        assert!(settings.calibrate);
+        assert!(settings.choose.stopwords && settings.choose.prior && settings.choose.label_shift);
     }
 
     #[test]

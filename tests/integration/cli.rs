@@ -905,22 +905,7 @@ fn writing_through_a_symlink_updates_its_target_and_keeps_the_mode() {
         assert!(stray.is_empty(), "{stray:?}");
     }
     // train -o to a new path: the usual mode, 0644 less the umask (at most 0644).
-    let fresh = dir.path().join("fresh.cwm");
-    let out = cwtext()
-        .args([
-            "train",
-            "news",
-            "--include",
-            "train-*",
-            "-q",
-            "--hash-bits",
-            "16",
-            "-o",
-        ])
-        .arg(&fresh)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (_fresh_dir, fresh) = train("news", &["--hash-bits", "16"]);
     assert_eq!(mode(&fresh) & !0o644, 0, "{:o}", mode(&fresh));
     assert_ne!(mode(&fresh) & 0o600, 0, "{:o}", mode(&fresh));
 }

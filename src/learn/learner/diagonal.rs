@@ -531,6 +531,17 @@ mod tests {
         .unwrap()
     }
 
+    /// CW's defaults at η = Φ(1), in the binary formulation or one block per label.
+    fn formulation(binary: bool) -> CwParams {
+        CwConfig {
+            binary,
+            eta: ETA_PHI_1,
+            ..CwConfig::default()
+        }
+        .validate()
+        .unwrap()
+    }
+
     fn x(dim: usize, pairs: &[(u32, f32)]) -> FeatureVector {
         FeatureVector::new(
             dim,
@@ -801,13 +812,7 @@ mod tests {
         for (binary, labels, offsets) in
             [(false, 3, vec![0.0, 0.25, 1.5]), (true, 2, vec![0.5, 1.25])]
         {
-            let p = CwConfig {
-                binary,
-                eta: ETA_PHI_1,
-                ..CwConfig::default()
-            }
-            .validate()
-            .unwrap();
+            let p = formulation(binary);
             let mut cw = DiagonalLearner::new(p, 3, labels);
             cw.learn(&x(3, &[(0, 0.6), (2, 1.0)]), 1);
             cw.learn(&x(3, &[(1, 0.8), (2, 1.0)]), 0);
@@ -836,13 +841,7 @@ mod tests {
     /// The binary formulation keeps one block; its probability of label 1 is Φ(μ·x/√v).
     #[test]
     fn binary_formulation_uses_one_weight_vector() {
-        let p = CwConfig {
-            binary: true,
-            eta: ETA_PHI_1,
-            ..CwConfig::default()
-        }
-        .validate()
-        .unwrap();
+        let p = formulation(true);
         let mut cw = DiagonalLearner::new(p, 2, 2);
         let doc = x(2, &[(0, 1.0)]);
         cw.learn(&doc, 1);
@@ -864,13 +863,7 @@ mod tests {
     #[test]
     fn score_gaussians_sum_the_features_parts_in_order() {
         for (binary, labels) in [(true, 2), (false, 2), (false, 3)] {
-            let p = CwConfig {
-                binary,
-                eta: ETA_PHI_1,
-                ..CwConfig::default()
-            }
-            .validate()
-            .unwrap();
+            let p = formulation(binary);
             let mut cw = DiagonalLearner::new(p, 6, labels);
             for (i, label) in [(0, 0), (1, 1), (2, labels - 1), (3, 0), (4, 1)] {
                 cw.learn(&x(6, &[(i, 1.0), (5, 0.5)]), label);

@@ -19,6 +19,8 @@
 //! Hand-written because the crates that parse HTML properly (html5ever and what builds on it)
 //! are far heavier than a text classifier needs from a page: its words, in order, apart.
 
+use memchr::memmem;
+
 /// Whether decoded text is an HTML page: the WHATWG MIME sniffing rule for HTML (a tag such as
 /// `<!DOCTYPE HTML`, `<html`, `<head`, `<body`, `<div`, `<p`, `<table` or a comment first, after
 /// white space; `infer`'s implementation), or an XML prologue followed by an HTML doctype or
@@ -30,7 +32,8 @@ pub fn is_html(text: &str) -> bool {
     }
     if infer::text::is_xml(bytes) {
         let head = &bytes[..bytes.len().min(1024)].to_ascii_lowercase();
-        return find(head, b"<!doctype html").is_some() || find(head, b"<html").is_some();
+        return memmem::find(head, b"<!doctype html").is_some()
+            || memmem::find(head, b"<html").is_some();
     }
     false
 }
@@ -101,7 +104,7 @@ fn space_after_blocks(html: &str) -> String {
     let mut out = String::with_capacity(html.len() + html.len() / 16);
     let mut copied = 0;
     let mut i = 0;
-    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'<') {
+    while let Some(offset) = memchr::memchr(b'<', &bytes[i..]) {
         let start = i + offset;
         let mut name = start + 1;
         if bytes.get(name) == Some(&b'/') {
@@ -114,7 +117,7 @@ fn space_after_blocks(html: &str) -> String {
         let is_block = BLOCKS
             .iter()
             .any(|block| bytes[name..end_of_name].eq_ignore_ascii_case(block));
-        match bytes[end_of_name..].iter().position(|&b| b == b'>') {
+        match memchr::memchr(b'>', &bytes[end_of_name..]) {
             Some(n) if is_block => {
                 let close = end_of_name + n + 1;
                 // '>' is ASCII, so `close` is a character boundary.
@@ -135,16 +138,12 @@ fn space_after_blocks(html: &str) -> String {
 fn title(html: &str) -> Option<String> {
     let bytes = html.as_bytes();
     let head = bytes[..bytes.len().min(64 << 10)].to_ascii_lowercase();
-    let open = find(&head, b"<title")?;
-    let start = open + head[open..].iter().position(|&b| b == b'>')? + 1;
-    let end = start + find(&head[start..], b"</title")?;
+    let open = memmem::find(&head, b"<title")?;
+    let start = open + memchr::memchr(b'>', &head[open..])? + 1;
+    let end = start + memmem::find(&head[start..], b"</title")?;
     // Both ends are at ASCII bytes ('>' and '<'), so they are character boundaries.
     let inner = mail_parser::decoders::html::html_to_text(&html[start..end]);
     Some(inner.split_whitespace().collect::<Vec<_>>().join(" "))
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]
