@@ -260,7 +260,9 @@ pub struct FilterArgs {
     pub exclude: Vec<String>,
     /// How the directory is laid out: a folder per label with a file per document, a Maildir or
     /// Maildir++ store, a directory of mbox files (one per label, Thunderbird's Name.sbd/
-    /// nesting included) or MH folders. auto tells them apart by the top level.
+    /// nesting included) or MH folders; or, given a file, one file of labelled rows
+    /// (`__label__LABEL text` lines as fastText reads them, .tsv or .csv with a label column).
+    /// auto tells them apart by the top level.
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
     pub layout: LayoutArg,
     /// The label of a mail store's inbox (the Maildir++ root, or a top-level folder called
@@ -282,6 +284,7 @@ pub enum LayoutArg {
     Maildir,
     Mbox,
     Mh,
+    Rows,
 }
 
 impl FilterArgs {
@@ -297,6 +300,7 @@ impl FilterArgs {
             LayoutArg::Maildir => Some(Layout::Maildir),
             LayoutArg::Mbox => Some(Layout::Mbox),
             LayoutArg::Mh => Some(Layout::Mh),
+            LayoutArg::Rows => Some(Layout::Rows),
         }
     }
 

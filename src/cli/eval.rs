@@ -30,8 +30,9 @@ do; they count like the others).";
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct EvalArgs {
-    /// Labelled folder DIR/<label>/**/<file>, or a mail store (Maildir, mbox files, MH) whose
-    /// folders are the labels.
+    /// Labelled folder DIR/<label>/**/<file>, a mail store (Maildir, mbox files, MH) whose
+    /// folders are the labels, or one file of labelled rows (`__label__LABEL text` lines, .tsv,
+    /// .csv).
     pub dir: PathBuf,
     #[command(flatten)]
     pub model: ModelArg,
@@ -53,6 +54,7 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let model = args.model.load(ui)?;
     // One label is enough to evaluate: a folder of one kind of mail measures its recall.
     let corpus = args.filter.scan(&args.dir, 1)?;
+    corpus.notes.iter().for_each(|n| ui.info(n));
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     // eval holds every result until its report anyway: the list is read into memory.
     let entries = corpus.files.to_vec()?;

@@ -46,7 +46,8 @@ pub struct LearnArgs {
     /// serves).
     #[arg(short, long, value_name = "MODEL", required_unless_present = "server")]
     pub model: Option<PathBuf>,
-    /// The label of every input; without it, the single input is a folder DIR/<label>/<file>.
+    /// The label of every input; without it, the single input is a folder DIR/<label>/<file>
+    /// or a file of labelled rows (`__label__LABEL text` lines, .tsv, .csv).
     #[arg(short, long, value_name = "L")]
     pub label: Option<String>,
     /// Documents (standard input when none), or one labelled folder.
@@ -111,10 +112,11 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 }
             }
         }
-        (None, [dir]) if dir.is_dir() => {
-            // One folder of corrections is enough.
+        (None, [dir]) if dir.is_dir() || cwtext::text::rows::looks_like_rows(dir) => {
+            // One folder of corrections is enough, or one file of labelled rows.
             let corpus = args.filter.scan(dir, 1)?;
-            corpus.warnings.iter().for_each(|w| ui.warn(w));
+            corpus.notes.iter().for_each(|n| ui.info(n));
+    corpus.warnings.iter().for_each(|w| ui.warn(w));
             // Corrections are few: the folder's list is read into memory to be shuffled.
             let mut files = corpus.files.to_vec()?;
             {
@@ -127,7 +129,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             }
         }
         (None, _) => anyhow::bail!(
-            "invalid setting: give --label L with the documents, or a single folder DIR/<label>/<file>"
+            "invalid setting: give --label L with the documents, a single folder DIR/<label>/<file>, or a single file of labelled rows (`__label__LABEL text` lines, .tsv or .csv)"
         ),
     }
     // Documents the server skipped (not text, no word), as local learn skips them.

@@ -54,7 +54,9 @@ impl TokenizerArg {
 #[command(after_help = EXAMPLES)]
 pub struct TrainArgs {
     /// Corpus root: DIR/<label>/**/<file>, one folder per label, or a mail store (Maildir,
-    /// Maildir++, a directory of mbox files, MH) whose folders are the labels (see --layout).
+    /// Maildir++, a directory of mbox files, MH) whose folders are the labels (see --layout);
+    /// or one file of labelled rows: `__label__LABEL text` lines as fastText reads them,
+    /// LABEL<tab>TEXT, or CSV with a label column.
     pub dir: PathBuf,
     /// Where to write the model (atomically: an existing file is replaced only when done).
     #[arg(short, long, value_name = "MODEL")]
@@ -388,6 +390,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     // documents of one.
     let min_labels = if start_model.is_some() { 1 } else { 2 };
     let corpus = args.filter.scan(&args.dir, min_labels)?;
+    corpus.notes.iter().for_each(|n| ui.info(n));
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let progress = ui.progress(corpus.files.len() as u64);
     let TrainOutcome { trained, .. } =

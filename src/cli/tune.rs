@@ -33,7 +33,8 @@ itself holds the winner's.";
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TuneArgs {
-    /// Training corpus: DIR/<label>/**/<file>, or a mail store whose folders are the labels.
+    /// Training corpus: DIR/<label>/**/<file>, a mail store whose folders are the labels, or one
+    /// file of labelled rows (`__label__LABEL text` lines, .tsv, .csv).
     pub dir: PathBuf,
     /// Where to write the best model (atomically); MODEL.tune.json gets the trials.
     #[arg(short, long, value_name = "MODEL")]
@@ -84,6 +85,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     });
     let start = Instant::now();
     let corpus = args.filter.scan(&args.dir, 2)?;
+    corpus.notes.iter().for_each(|n| ui.info(n));
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let progress = ui.progress(args.budget as u64);
     progress.set_message("tuning");

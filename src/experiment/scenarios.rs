@@ -314,6 +314,7 @@ fn sub_corpus(
         labels,
         files,
         warnings: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

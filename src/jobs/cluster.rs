@@ -171,6 +171,7 @@ fn run_worker(
         labels: corpus.labels.clone(),
         files,
         warnings: Vec::new(),
+        notes: Vec::new(),
     };
     drop(corpus);
     let label_numbers: Vec<usize> = (0..shard.labels.len()).collect();

@@ -113,6 +113,9 @@ pub struct LabelledCorpus {
     pub labels: Vec<String>,
     pub files: FileTable,
     pub warnings: Vec<String>,
+    /// How the corpus was read, when that was a decision worth saying (which column of a table
+    /// holds the labels).
+    pub notes: Vec<String>,
 }
 
 impl Default for LabelledCorpus {
@@ -123,6 +126,7 @@ impl Default for LabelledCorpus {
             labels: Vec::new(),
             files: FileTable::new(),
             warnings: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -235,6 +239,7 @@ pub fn scan_corpus(
     let layout = options.layout.unwrap_or_else(|| mailbox::detect(root));
     let mut corpus = match layout {
         Layout::Files => scan_label_folders(root, filter)?,
+        Layout::Rows => scan_rows(root)?,
         _ => scan_store(root, layout, filter, options)?,
     };
     if layout == Layout::Files && options.inbox_label.is_some() {
@@ -416,6 +421,45 @@ fn scan_store(
             ),
         });
     }
+    Ok(corpus)
+}
+
+/// Reads one file of labelled rows ([`crate::text::rows`]): every row a document, the labels
+/// sorted, the rows in file order.
+fn scan_rows(root: &Path) -> Result<LabelledCorpus> {
+    if root.is_dir() {
+        return Err(Error::Corpus {
+            path: root.to_path_buf(),
+            message: format!(
+                "a directory, read with --layout rows: expected {}",
+                Layout::Rows.expected()
+            ),
+        });
+    }
+    let scan = crate::text::rows::scan(root)?;
+    let mut sorted: Vec<(String, usize)> = scan
+        .labels
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, l)| (l, i))
+        .collect();
+    sorted.sort();
+    let mut number = vec![0; sorted.len()];
+    for (new, (_, old)) in sorted.iter().enumerate() {
+        number[*old] = new;
+    }
+    let mut corpus = LabelledCorpus {
+        root: root.to_path_buf(),
+        labels: sorted.into_iter().map(|(l, _)| l).collect(),
+        warnings: scan.warnings,
+        notes: vec![scan.description],
+        ..LabelledCorpus::default()
+    };
+    for (span, label) in scan.rows {
+        corpus.files.push(Source::row(root, span), number[label])?;
+    }
+    corpus.files.seal()?;
     Ok(corpus)
 }
 

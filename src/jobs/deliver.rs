@@ -192,7 +192,7 @@ impl Destination {
                         root.display()
                     )))
                 }
-                Layout::Files => None,
+                Layout::Files | Layout::Rows => None,
             }
         } else {
             None

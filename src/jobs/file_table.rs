@@ -2,8 +2,9 @@
 //! to [`SPOOL_AFTER`] documents and past that in an unnamed temporary file (issue 20): a path
 //! and its label take about 170 bytes in memory, 1.7 GB for 10 million documents, which would
 //! make training's memory grow with the corpus again. On disk each entry is a small record
-//! (`varint label, kind byte, [3 varints: an mbox message's span], varint length, the path's
-//! bytes`), read in order through a buffer ([`FileTable::iter`]) or by number through an index
+//! (`varint label, kind byte, [3 varints: an mbox message's span | 3 varints, a format
+//! byte and 2 varints: a row's line, span, format, label column and skipped columns], varint
+//! length, the path's bytes`), read in order through a buffer ([`FileTable::iter`]) or by number through an index
 //! of one u64 per entry kept in a second unnamed file ([`FileTable::get`], `pread`). Both files
 //! are made by `tempfile` in `$TMPDIR` and vanish when the process ends, however it ends.
 
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::jobs::disk::{get_varint, put_varint, read_at};
 use crate::text::mailbox::mbox::MboxSpan;
+use crate::text::rows::{RowFormat, RowSpan};
 use crate::text::source::Source;
 
 /// Documents held in memory before the list goes to disk (about 17 MB of paths); the
@@ -96,6 +98,19 @@ fn path_of(bytes: &[u8]) -> PathBuf {
 
 fn encode(source: &Source, label: usize, out: &mut Vec<u8>) {
     put_varint(out, label as u64);
+    if let Some(span) = source.row_span() {
+        out.push(4);
+        put_varint(out, span.line);
+        put_varint(out, span.start);
+        put_varint(out, span.end);
+        out.push(span.format.code());
+        put_varint(out, u64::from(span.label_column));
+        put_varint(out, span.skip);
+        let path = path_bytes(source.path());
+        put_varint(out, path.len() as u64);
+        out.extend_from_slice(&path);
+        return;
+    }
     match source.mbox_span() {
         Some(span) => {
             out.push(if source.is_packed() { 3 } else { 2 });
@@ -117,6 +132,23 @@ fn decode(bytes: &[u8]) -> Option<((Source, usize), usize)> {
     let label = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     let kind = *bytes.get(at)?;
     at += 1;
+    let row = if kind == 4 {
+        let line = get_varint(bytes, &mut at)?;
+        let start = get_varint(bytes, &mut at)?;
+        let end = get_varint(bytes, &mut at)?;
+        let format = RowFormat::from_code(*bytes.get(at)?)?;
+        at += 1;
+        Some(RowSpan {
+            line,
+            start,
+            end,
+            format,
+            label_column: u16::try_from(get_varint(bytes, &mut at)?).ok()?,
+            skip: get_varint(bytes, &mut at)?,
+        })
+    } else {
+        None
+    };
     let span = if kind == 2 || kind == 3 {
         Some(MboxSpan {
             offset: get_varint(bytes, &mut at)?,
@@ -129,6 +161,9 @@ fn decode(bytes: &[u8]) -> Option<((Source, usize), usize)> {
     let n = usize::try_from(get_varint(bytes, &mut at)?).ok()?;
     let path = path_of(bytes.get(at..at.checked_add(n)?)?);
     at += n;
+    if let Some(row) = row {
+        return Some(((Source::row(path, row), label), at));
+    }
     let source = match (kind, span) {
         (3, Some(span)) => Source::packed_mbox_message(path, span),
         (_, Some(span)) => Source::mbox_message(path, span),

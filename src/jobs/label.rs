@@ -140,7 +140,12 @@ pub fn label_dir<E: From<Error>>(
     settings.validate()?;
     // The walk itself runs beside the labelling (below); a missing DIR fails here.
     std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
-    let layout = settings.layout.unwrap_or_else(|| mailbox::detect(dir));
+    // A file that is no mbox is one document to label, as it always was (rows are read as
+    // documents by the commands that take a labelled corpus).
+    let layout = match settings.layout.unwrap_or_else(|| mailbox::detect(dir)) {
+        Layout::Rows => Layout::Files,
+        layout => layout,
+    };
     if layout == Layout::Mbox && matches!(settings.route, Some((_, RouteMode::Move))) {
         return Err(Error::InvalidSetting(format!(
             "{} is read as mbox: --move-to would have to rewrite the mbox to take messages out of it, which cwtext does not do (a mail program may be reading it); use --copy-to, then delete the messages in the mail program",

@@ -284,7 +284,7 @@ fn find_messages(
         Layout::Files => Some(DestLayout::Files),
         Layout::Maildir => Some(DestLayout::Maildir),
         Layout::Mbox => Some(DestLayout::Mbox),
-        Layout::Mh => None,
+        Layout::Mh | Layout::Rows => None,
     };
     let mut by_path: HashMap<PathBuf, String> = HashMap::new();
     if let Some(Ok((dest, _))) = dest_layout.map(|l| Destination::inspect(root, Some(l))) {

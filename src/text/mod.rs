@@ -6,7 +6,8 @@
 //! [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`;
 //! [`featurize`] runs a pipeline on a file or document, the step training and inference share;
 //! [`source`] says where a document's bytes are (a file, or one message of an mbox), and
-//! [`mailbox`] reads mail stores (Maildir, mbox, MH) as folders of such documents.
+//! [`mailbox`] reads mail stores (Maildir, mbox, MH) as folders of such documents; [`rows`]
+//! reads one file of labelled rows (fastText lines, TSV, CSV) as documents.
 //!
 //! **May use:** the crate root's foundation ([`crate::error`], [`crate::features`],
 //! [`crate::progress`]) and nothing else of the crate: no learner, model or job.
@@ -15,6 +16,7 @@ pub mod featurize;
 pub mod input;
 pub mod mailbox;
 pub mod pipeline;
+pub mod rows;
 pub mod source;
 pub mod subword_trainer;
 pub mod vocabulary;

@@ -2,7 +2,9 @@
 //! range of its file, and a Maildir message is a file whose name changes when its flags do.
 //! Every command that reads a corpus or a mail store hands [`Source`]s around instead of paths,
 //! so that an mbox of 10,000 messages is 10,000 documents, each named by its file and the byte
-//! offset of its `From ` line (`inbox.mbox@5120`), and read only when it is featurised.
+//! offset of its `From ` line (`inbox.mbox@5120`), and read only when it is featurised. A row
+//! of a file of labelled rows ([`rows`]) is a byte range too, named by its line
+//! (`train.csv:42`).
 
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
@@ -12,8 +14,10 @@ use crate::error::{Error, Result};
 use crate::text::input::{document_from_bytes, Document, InputLimits};
 use crate::text::mailbox::maildir;
 use crate::text::mailbox::mbox;
+use crate::text::rows;
 
 pub use crate::text::mailbox::mbox::MboxSpan;
+pub use crate::text::rows::RowSpan;
 
 /// What kind of place a [`Source`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -28,6 +32,8 @@ enum Kind {
     /// One message of a compressed mbox file (a list archive's `2024-January.txt.gz`): the span
     /// is in what the file holds once decompressed.
     PackedMbox(MboxSpan),
+    /// One row of a file of labelled rows: its text is taken out of the span when it is read.
+    Row(RowSpan),
 }
 
 /// One document's place: a file, a Maildir message or an mbox message.
@@ -50,6 +56,7 @@ impl fmt::Display for Source {
             Kind::Mbox(span) | Kind::PackedMbox(span) => {
                 write!(f, "{}@{}", self.path.display(), span.offset)
             }
+            Kind::Row(span) => write!(f, "{}:{}", self.path.display(), span.line),
             _ => write!(f, "{}", self.path.display()),
         }
     }
@@ -86,6 +93,22 @@ impl Source {
         Source {
             path: path.into(),
             kind: Kind::PackedMbox(span),
+        }
+    }
+
+    /// One row of the file of labelled rows at `path`.
+    pub fn row(path: impl Into<PathBuf>, span: RowSpan) -> Self {
+        Source {
+            path: path.into(),
+            kind: Kind::Row(span),
+        }
+    }
+
+    /// The row's place in its file, for a row of a file of labelled rows.
+    pub fn row_span(&self) -> Option<RowSpan> {
+        match self.kind {
+            Kind::Row(span) => Some(span),
+            _ => None,
         }
     }
 
@@ -132,13 +155,17 @@ impl Source {
     /// Whether the document is a whole file (a plain file or a Maildir message), which can be
     /// copied or moved as it is.
     pub fn is_whole_file(&self) -> bool {
-        !matches!(self.kind, Kind::Mbox(_) | Kind::PackedMbox(_))
+        !matches!(
+            self.kind,
+            Kind::Mbox(_) | Kind::PackedMbox(_) | Kind::Row(_)
+        )
     }
 
-    /// How errors and output name the document: the path, or `PATH@OFFSET` for an mbox message.
+    /// How errors and output name the document: the path, `PATH@OFFSET` for an mbox message,
+    /// `PATH:LINE` for a row.
     pub fn name(&self) -> PathBuf {
         match self.kind {
-            Kind::Mbox(_) | Kind::PackedMbox(_) => PathBuf::from(self.to_string()),
+            Kind::Mbox(_) | Kind::PackedMbox(_) | Kind::Row(_) => PathBuf::from(self.to_string()),
             _ => self.path.clone(),
         }
     }
@@ -148,7 +175,8 @@ impl Source {
     /// took before mail stores were read, so models trained on folders do not change); for a
     /// Maildir message its folder and unique name without `cur/`, `new/` or the flags, so that
     /// reading or flagging a message does not move it to another fifth; for an mbox message
-    /// the relative path, `@` and the byte offset.
+    /// the relative path, `@` and the byte offset; for a row the relative path (empty when the
+    /// file is the corpus root), `:` and its line.
     pub fn key(&self, root: &Path) -> String {
         let relative = self.path.strip_prefix(root).unwrap_or(&self.path);
         match self.kind {
@@ -170,11 +198,12 @@ impl Source {
             Kind::Mbox(span) | Kind::PackedMbox(span) => {
                 format!("{}@{}", relative.to_string_lossy(), span.offset)
             }
+            Kind::Row(span) => format!("{}:{}", relative.to_string_lossy(), span.line),
         }
     }
 
     /// The document's bytes, at most `max` of them plus one (so that a caller can tell that
-    /// there were more): the file, or the message with its mbox quoting undone.
+    /// there were more): the file, the message with its mbox quoting undone, or the row's text.
     pub fn read_bytes(&self, max: usize) -> Result<Vec<u8>> {
         let io = |e| Error::io(self.name(), e);
         let mut file = std::fs::File::open(&self.path).map_err(io)?;
@@ -200,6 +229,27 @@ impl Source {
                     )));
                 }
                 bytes = mbox::unquote(&bytes).into_owned();
+            }
+            Kind::Row(span) => {
+                file.seek(SeekFrom::Start(span.start)).map_err(io)?;
+                let len = span.end.saturating_sub(span.start);
+                file.take(len).read_to_end(&mut bytes).map_err(io)?;
+                if (bytes.len() as u64) < len {
+                    return Err(io(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "the file ends at byte {} inside this row (changed since it was read?)",
+                            span.start + bytes.len() as u64
+                        ),
+                    )));
+                }
+                bytes = rows::text_of(&span, &bytes).map_err(|message| {
+                    io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        message,
+                    ))
+                })?;
+                bytes.truncate(max.saturating_add(1));
             }
             Kind::PackedMbox(span) => {
                 let whole = unpacked(&self.path, file).map_err(|e| match e {

@@ -29,6 +29,8 @@ mod learners;
 mod mailbox;
 mod model_compat;
 mod reproduce;
+#[cfg(feature = "cli")]
+mod rows;
 mod selection;
 #[cfg(all(feature = "cli", feature = "serve"))]
 mod serve;

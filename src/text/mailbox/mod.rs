@@ -33,6 +33,9 @@ pub enum Layout {
     Mbox,
     /// MH folders: `ROOT/folder/sub/` with numbered message files.
     Mh,
+    /// One file of labelled rows (fastText lines, TSV, CSV; [`crate::text::rows`]), each row a
+    /// document.
+    Rows,
 }
 
 impl Layout {
@@ -47,6 +50,9 @@ impl Layout {
                 "an mbox file per label, ROOT/<label> (Thunderbird: ROOT/<Parent>.sbd/<label>)"
             }
             Layout::Mh => "MH folders with numbered message files, ROOT/<folder>/1, 2, …",
+            Layout::Rows => {
+                "one file of labelled rows: `__label__LABEL text` lines (fastText), LABEL<tab>TEXT, or CSV with a label column"
+            }
         }
     }
 }
@@ -58,6 +64,7 @@ impl fmt::Display for Layout {
             Layout::Maildir => "maildir",
             Layout::Mbox => "mbox",
             Layout::Mh => "mh",
+            Layout::Rows => "rows",
         })
     }
 }
@@ -76,10 +83,11 @@ impl fmt::Display for Layout {
 /// * **files** otherwise.
 pub fn detect(root: &Path) -> Layout {
     if root.is_file() {
+        // A file is an mbox, or else rows (which says what it expected when it is neither).
         return if mbox::looks_like_mbox(root) {
             Layout::Mbox
         } else {
-            Layout::Files
+            Layout::Rows
         };
     }
     if maildir::is_maildir(root) {
@@ -188,11 +196,11 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
     std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     let mut store = Store::default();
     let folders = match layout {
-        Layout::Files => {
-            return Err(Error::InvalidSetting(
-                "read_store reads mail stores; a files corpus is walked by the corpus scanner"
-                    .into(),
-            ))
+        Layout::Files | Layout::Rows => {
+            return Err(Error::InvalidSetting(format!(
+                "{}: read as {layout}, which is no mail store (give a Maildir, mbox or MH store)",
+                root.display()
+            )))
         }
         Layout::Maildir => {
             let (folders, warnings) = maildir::folders(root);

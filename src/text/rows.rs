@@ -1,0 +1,842 @@
+//! Labelled rows in one file: the corpus as fastText, Vowpal Wabbit and scikit-learn users keep
+//! it, one labelled example per line (`train.txt`, `reviews.csv`), read as documents without
+//! being cut into a folder per label.
+//!
+//! Three formats, told apart by the file's name and its first line ([`sniff`]):
+//! * **fastText**: `__label__LABEL text…`, the label tokens first (as `fasttext supervised`
+//!   reads them); a line with two labels is left out with a warning (cwtext learns one label per
+//!   document);
+//! * **tab-separated** (`.tsv`, `.tab`, or a first line with a tab): fields split at every tab,
+//!   no quoting (IANA's text/tab-separated-values);
+//! * **comma-separated** (`.csv`, or a first line with a comma): RFC 4180, quoted fields with
+//!   commas, quotes and line breaks inside.
+//!
+//! For the two tables [`scan`] decides which column is the label: the one a header row names
+//! `label`, `class`, `category`, `sentiment`… (a first row with such a name is a header), else
+//! the column with the fewest distinct values (`3,"Wall St. Bears…","Reuters - …"` of AG News:
+//! the first). Every other column is the text, joined by line breaks (a title, then a
+//! description), but for those a header names `id`, `index` or leaves unnamed (the row numbers
+//! pandas writes). What it decided is said in one line ([`RowScan::describe`]).
+//!
+//! A document is a [`RowSpan`]: the record's line and bytes in the file, read again only when it
+//! is featurised ([`text_of`]), like an mbox message. The csv crate parses both tables (the
+//! quoting, the record positions): hand-written only is the fastText line, which is a split at
+//! white space.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The prefix of a label token in fastText's format.
+pub const FASTTEXT_LABEL: &str = "__label__";
+
+/// How a file of rows is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RowFormat {
+    /// `__label__LABEL text`.
+    FastText,
+    /// Fields apart at tabs, no quoting.
+    Tsv,
+    /// RFC 4180 comma-separated values.
+    Csv,
+}
+
+impl RowFormat {
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            RowFormat::FastText => "fastText lines (__label__LABEL text)",
+            RowFormat::Tsv => "tab-separated rows",
+            RowFormat::Csv => "comma-separated rows",
+        }
+    }
+
+    /// The number kept in the corpus's file list.
+    pub fn code(self) -> u8 {
+        match self {
+            RowFormat::FastText => 0,
+            RowFormat::Tsv => 1,
+            RowFormat::Csv => 2,
+        }
+    }
+
+    /// The format of [`RowFormat::code`].
+    pub fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(RowFormat::FastText),
+            1 => Some(RowFormat::Tsv),
+            2 => Some(RowFormat::Csv),
+            _ => None,
+        }
+    }
+}
+
+/// One labelled row: where it is in its file and how its text is taken out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowSpan {
+    /// The line the row starts on, from 1: its identity in the file.
+    pub line: u64,
+    /// Its first byte: for fastText where the text starts (after the labels), for a table where
+    /// the record starts.
+    pub start: u64,
+    /// One past its last byte (for a table, the record's line break included).
+    pub end: u64,
+    pub format: RowFormat,
+    /// The label's column, which is not text (tables only).
+    pub label_column: u16,
+    /// Columns that are not text either, one bit each (the first 64 columns; tables only).
+    pub skip: u64,
+}
+
+/// A file's rows and what was decided reading it.
+#[derive(Debug, Default)]
+pub struct RowScan {
+    /// The label names in the order of their first row.
+    pub labels: Vec<String>,
+    /// Each row with its label's number in [`RowScan::labels`], in file order.
+    pub rows: Vec<(RowSpan, usize)>,
+    /// Rows left out and why, each naming the file and line (at most [`MAX_WARNINGS`], then a
+    /// count).
+    pub warnings: Vec<String>,
+    /// How the file was read, for people.
+    pub description: String,
+}
+
+impl RowScan {
+    /// One line saying how the file was read.
+    pub fn describe(&self) -> &str {
+        &self.description
+    }
+}
+
+/// Warnings about single rows before the rest are counted.
+pub const MAX_WARNINGS: usize = 10;
+
+/// Header names of a label column, lowercased.
+const LABEL_NAMES: &[&str] = &[
+    "label",
+    "labels",
+    "class",
+    "class_label",
+    "category",
+    "categories",
+    "target",
+    "sentiment",
+    "polarity",
+    "intent",
+    "topic",
+    "tag",
+    "y",
+    "genre",
+    "folder",
+    "type",
+];
+
+/// Header names of columns that are neither label nor text (row numbers).
+const ID_NAMES: &[&str] = &["", "id", "index", "unnamed: 0", "row", "row_id", "idx"];
+
+/// Header names of text columns: with a label name, they tell a header row from data.
+const TEXT_NAMES: &[&str] = &[
+    "text",
+    "sentence",
+    "sentences",
+    "review",
+    "review_text",
+    "content",
+    "message",
+    "body",
+    "document",
+    "question",
+    "tweet",
+    "title",
+    "description",
+    "comment",
+    "utterance",
+    "query",
+    "sms",
+    "headline",
+    "abstract",
+    "summary",
+];
+
+/// Distinct values counted per column before a column counts as having "many".
+const DISTINCT_CAP: usize = 4096;
+
+/// Whether `path` looks like a file of labelled rows: a name ending in `.csv`, `.tsv` or `.tab`,
+/// or a first line that starts with `__label__`.
+pub fn looks_like_rows(path: &Path) -> bool {
+    sniff(path).is_ok_and(|f| f.is_some())
+}
+
+/// The format of the rows in `path`, by its name (`.csv`, `.tsv`, `.tab`) or its first line
+/// (`__label__`, else a tab, else a comma); `None` for a file that looks like none of them.
+pub fn sniff(path: &Path) -> Result<Option<RowFormat>> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".csv") {
+        return Ok(Some(RowFormat::Csv));
+    }
+    if name.ends_with(".tsv") || name.ends_with(".tab") {
+        return Ok(Some(RowFormat::Tsv));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut first = Vec::new();
+    BufReader::new(file.take(64 << 10))
+        .read_until(b'\n', &mut first)
+        .map_err(|e| Error::io(path, e))?;
+    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&first);
+    Ok(if first.starts_with(FASTTEXT_LABEL.as_bytes()) {
+        Some(RowFormat::FastText)
+    } else {
+        None
+    })
+}
+
+/// The format a file that `looks_like_rows` or was named as rows is read in: [`sniff`], else by
+/// its first line's separators.
+fn format_of(path: &Path, first_line: &[u8]) -> Result<RowFormat> {
+    if let Some(format) = sniff(path)? {
+        return Ok(format);
+    }
+    if first_line.contains(&b'\t') {
+        Ok(RowFormat::Tsv)
+    } else if first_line.contains(&b',') {
+        Ok(RowFormat::Csv)
+    } else {
+        Err(rows_error(
+            path,
+            "its first line has no __label__, tab or comma: expected one labelled example per line, `__label__LABEL text` (fastText), LABEL<tab>TEXT, or CSV with a label column",
+        ))
+    }
+}
+
+fn rows_error(path: &Path, message: impl Into<String>) -> Error {
+    Error::Corpus {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// A row's label as text: its bytes decoded (UTF-8, else as the text decoder guesses), trimmed.
+fn label_text(bytes: &[u8]) -> String {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => crate::text::input::decode::decode_text(bytes)
+            .map(|(t, _)| t)
+            .unwrap_or_else(|_| String::from_utf8_lossy(bytes)),
+    };
+    text.trim_start_matches('\u{feff}').trim().to_string()
+}
+
+/// Collects the warnings about single rows: the first [`MAX_WARNINGS`], then a count.
+struct Warnings<'a> {
+    path: &'a Path,
+    list: Vec<String>,
+    more: usize,
+}
+
+impl Warnings<'_> {
+    fn add(&mut self, line: u64, message: impl std::fmt::Display) {
+        if self.list.len() < MAX_WARNINGS {
+            self.list
+                .push(format!("{}:{line}: {message}", self.path.display()));
+        } else {
+            self.more += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.more > 0 {
+            self.list.push(format!(
+                "{}: {} more row(s) left out for the same reasons",
+                self.path.display(),
+                self.more
+            ));
+        }
+        self.list
+    }
+}
+
+/// Gives labels numbers in the order they first appear.
+#[derive(Default)]
+struct LabelNumbers {
+    names: Vec<String>,
+    numbers: std::collections::HashMap<String, usize>,
+}
+
+impl LabelNumbers {
+    fn number(&mut self, label: String) -> usize {
+        if let Some(&n) = self.numbers.get(&label) {
+            return n;
+        }
+        let n = self.names.len();
+        self.names.push(label.clone());
+        self.numbers.insert(label, n);
+        n
+    }
+}
+
+/// Reads the rows of `path`: their format, which column is the label, and every row's place
+/// and label. Rows without a label, or with a field count unlike the others, are left out with
+/// a warning naming the line; a file with no labelled row, or whose columns none looks like a
+/// label, is refused.
+pub fn scan(path: &Path) -> Result<RowScan> {
+    let mut head = Vec::new();
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    BufReader::new(file.take(64 << 10))
+        .read_until(b'\n', &mut head)
+        .map_err(|e| Error::io(path, e))?;
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        return Err(rows_error(
+            path,
+            "a file of rows in UTF-16 (a spreadsheet's \"Unicode text\"): save it as UTF-8 (CSV UTF-8, or tab-separated UTF-8) and train on that",
+        ));
+    }
+    let format = format_of(path, &head)?;
+    let scan = match format {
+        RowFormat::FastText => scan_fasttext(path)?,
+        RowFormat::Tsv | RowFormat::Csv => scan_table(path, format)?,
+    };
+    if scan.rows.is_empty() {
+        let why = scan
+            .warnings
+            .first()
+            .map(|w| format!(" (e.g. {w})"))
+            .unwrap_or_default();
+        return Err(rows_error(
+            path,
+            format!(
+                "no labelled row, read as {}{why}: expected one labelled example per line, `__label__LABEL text` (fastText), LABEL<tab>TEXT, or CSV with a label column",
+                format.name()
+            ),
+        ));
+    }
+    Ok(scan)
+}
+
+/// fastText lines: the leading `__label__` tokens are the label, the rest of the line the text.
+fn scan_fasttext(path: &Path) -> Result<RowScan> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut reader = BufReader::with_capacity(256 << 10, file);
+    let mut warnings = Warnings {
+        path,
+        list: Vec::new(),
+        more: 0,
+    };
+    let mut labels = LabelNumbers::default();
+    let mut rows = Vec::new();
+    let (mut line, mut at, mut buf) = (0u64, 0u64, Vec::new());
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        let start = at;
+        at += n as u64;
+        let mut text = buf.as_slice();
+        if line == 1 {
+            text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+        }
+        let (found, text_at) = fasttext_labels(text);
+        let skipped = (n - text.len()) as u64;
+        match found.as_slice() {
+            [] if text.iter().all(u8::is_ascii_whitespace) => {}
+            [] => warnings.add(line, "no __label__ at the start of the line, left out"),
+            [one] => {
+                let label = label_text(one);
+                if label.is_empty() {
+                    warnings.add(line, "an empty label (__label__ alone), left out");
+                    continue;
+                }
+                let end = start + n as u64;
+                let end = end - trailing_line_break(&buf);
+                rows.push((
+                    RowSpan {
+                        line,
+                        start: start + skipped + text_at as u64,
+                        end: end.max(start + skipped + text_at as u64),
+                        format: RowFormat::FastText,
+                        label_column: 0,
+                        skip: 0,
+                    },
+                    labels.number(label),
+                ));
+            }
+            many => warnings.add(
+                line,
+                format!(
+                    "{} labels; cwtext learns one label per document: left out",
+                    many.len()
+                ),
+            ),
+        }
+    }
+    let description = format!(
+        "read {} as {}: {} rows, {} labels",
+        path.display(),
+        RowFormat::FastText.name(),
+        rows.len(),
+        labels.names.len()
+    );
+    Ok(RowScan {
+        labels: labels.names,
+        rows,
+        warnings: warnings.finish(),
+        description,
+    })
+}
+
+fn trailing_line_break(line: &[u8]) -> u64 {
+    match line {
+        [.., b'\r', b'\n'] => 2,
+        [.., b'\n'] => 1,
+        _ => 0,
+    }
+}
+
+/// The leading `__label__` tokens of a fastText line (their names) and where the text after
+/// them starts.
+fn fasttext_labels(line: &[u8]) -> (Vec<&[u8]>, usize) {
+    let prefix = FASTTEXT_LABEL.as_bytes();
+    let mut labels = Vec::new();
+    let mut at = 0;
+    loop {
+        let rest = &line[at..];
+        let lead = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let token = &rest[lead..];
+        if !token.starts_with(prefix) {
+            let text_at = if labels.is_empty() { 0 } else { at + lead };
+            return (labels, text_at);
+        }
+        let len = token
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(token.len());
+        labels.push(&token[prefix.len()..len]);
+        at += lead + len;
+    }
+}
+
+fn table_reader<R: Read>(format: RowFormat, input: R) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .delimiter(if format == RowFormat::Tsv {
+            b'\t'
+        } else {
+            b','
+        })
+        .quoting(format == RowFormat::Csv)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input)
+}
+
+/// What the first pass learns of each column.
+#[derive(Default, Clone)]
+struct ColumnStats {
+    /// Values and how often each occurs, up to [`DISTINCT_CAP`] values.
+    counts: std::collections::HashMap<Vec<u8>, usize>,
+    /// More values than the cap.
+    many: bool,
+}
+
+/// A table: the first pass finds its width, header and label column, the second its rows.
+fn scan_table(path: &Path, format: RowFormat) -> Result<RowScan> {
+    let open = || -> Result<csv::Reader<BufReader<std::fs::File>>> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        Ok(table_reader(
+            format,
+            BufReader::with_capacity(256 << 10, file),
+        ))
+    };
+    let csv_error = |e: csv::Error| {
+        let line = e.position().map(|p| p.line()).unwrap_or(0);
+        rows_error(
+            path,
+            format!("line {line}: not readable as {}: {e}", format.name()),
+        )
+    };
+    // Pass 1: widths, the first record, and the values of every column.
+    let mut reader = open()?;
+    let mut record = csv::ByteRecord::new();
+    let mut widths: std::collections::BTreeMap<usize, usize> = Default::default();
+    let mut first: Option<Vec<Vec<u8>>> = None;
+    let mut stats: Vec<ColumnStats> = Vec::new();
+    let mut records = 0usize;
+    while reader.read_byte_record(&mut record).map_err(csv_error)? {
+        if is_blank(&record) {
+            continue;
+        }
+        records += 1;
+        *widths.entry(record.len()).or_default() += 1;
+        if first.is_none() {
+            first = Some(record.iter().map(<[u8]>::to_vec).collect());
+        }
+        if stats.len() < record.len() {
+            stats.resize(record.len(), ColumnStats::default());
+        }
+        for (column, value) in record.iter().enumerate() {
+            let s = &mut stats[column];
+            if let Some(n) = s.counts.get_mut(value) {
+                *n += 1;
+            } else if s.counts.len() < DISTINCT_CAP {
+                s.counts.insert(value.to_vec(), 1);
+            } else {
+                s.many = true;
+            }
+        }
+    }
+    let Some(first) = first else {
+        return Ok(RowScan::default());
+    };
+    // The width most rows have (the widest of equals): rows of another are left out.
+    let width = widths
+        .iter()
+        .max_by_key(|&(w, n)| (*n, *w))
+        .map(|(w, _)| *w)
+        .unwrap_or(0);
+    if width < 2 {
+        return Err(rows_error(
+            path,
+            format!(
+                "read as {}, its rows have one field: expected a label column and a text column",
+                format.name()
+            ),
+        ));
+    }
+    let names: Vec<String> = first.iter().map(|f| label_text(f).to_lowercase()).collect();
+    let named = |list: &[&str]| {
+        names
+            .iter()
+            .position(|n| list.contains(&n.as_str()) && !n.is_empty())
+    };
+    let mut header = first.len() == width
+        && (named(LABEL_NAMES).is_some() || named(TEXT_NAMES).is_some())
+        && records > 1;
+    let label_column = match named(LABEL_NAMES).filter(|_| header) {
+        Some(c) => c,
+        None => {
+            // The column with the fewest distinct values (the first of equals), among those
+            // where some value occurs twice.
+            let distinct = |c: usize| {
+                let s = &stats[c];
+                let header_value = usize::from(header);
+                if s.many {
+                    usize::MAX
+                } else {
+                    s.counts.len() - header_value.min(s.counts.len())
+                }
+            };
+            let rows = records - usize::from(header);
+            let column = (0..width)
+                .filter(|&c| distinct(c) < rows)
+                .min_by_key(|&c| (distinct(c), c));
+            match column {
+                Some(c) => c,
+                None => {
+                    return Err(rows_error(
+                        path,
+                        format!(
+                            "read as {} ({width} columns), no column looks like a label: each has a different value on almost every row; name the label column `label` in a header row",
+                            format.name()
+                        ),
+                    ))
+                }
+            }
+        }
+    };
+    // A first row without the usual names whose label occurs nowhere else while every other
+    // label occurs at least twice is a header too ("Polarity,Review").
+    if !header && records >= 5 && first.len() == width {
+        let counts = &stats[label_column].counts;
+        let once = counts.get(&first[label_column]) == Some(&1);
+        let others_repeat = counts
+            .iter()
+            .filter(|(v, _)| **v != first[label_column])
+            .all(|(_, &n)| n >= 2);
+        header = once && others_repeat && !stats[label_column].many;
+    }
+    let mut skip = 0u64;
+    if header {
+        for (c, name) in names.iter().enumerate().take(64) {
+            if c != label_column && ID_NAMES.contains(&name.as_str()) {
+                skip |= 1 << c;
+            }
+        }
+    }
+    let text_columns: Vec<usize> = (0..width)
+        .filter(|&c| c != label_column && (c >= 64 || skip & (1 << c) == 0))
+        .collect();
+    if text_columns.is_empty() {
+        return Err(rows_error(
+            path,
+            format!(
+                "read as {}, no column is left for the text (the label is column {}, the others are ids)",
+                format.name(),
+                label_column + 1
+            ),
+        ));
+    }
+    // Pass 2: every row's place and label.
+    let mut reader = open()?;
+    let mut warnings = Warnings {
+        path,
+        list: Vec::new(),
+        more: 0,
+    };
+    let mut labels = LabelNumbers::default();
+    let mut rows = Vec::new();
+    let mut seen_first = false;
+    let label_column16 = u16::try_from(label_column).map_err(|_| {
+        rows_error(
+            path,
+            "the label is past the 65,536th column: too wide a table",
+        )
+    })?;
+    loop {
+        let start = reader.position().clone();
+        if !reader.read_byte_record(&mut record).map_err(csv_error)? {
+            break;
+        }
+        let end = reader.position().byte();
+        if is_blank(&record) {
+            continue;
+        }
+        let line = record.position().map_or(start.line(), |p| p.line());
+        let begin = record.position().map_or(start.byte(), |p| p.byte());
+        if !seen_first {
+            seen_first = true;
+            if header {
+                continue;
+            }
+        }
+        if record.len() != width {
+            warnings.add(
+                line,
+                format!(
+                    "{} fields where the table has {width}, left out",
+                    record.len()
+                ),
+            );
+            continue;
+        }
+        let label = label_text(&record[label_column]);
+        if label.is_empty() {
+            warnings.add(line, "an empty label, left out");
+            continue;
+        }
+        rows.push((
+            RowSpan {
+                line,
+                start: begin,
+                end,
+                format,
+                label_column: label_column16,
+                skip,
+            },
+            labels.number(label),
+        ));
+    }
+    let column_name = |c: usize| {
+        if header {
+            format!("column {} {:?}", c + 1, label_text(&first[c]))
+        } else {
+            format!("column {}", c + 1)
+        }
+    };
+    let texts: Vec<String> = text_columns.iter().map(|&c| column_name(c)).collect();
+    let description = format!(
+        "read {} as {}: {} rows, labels from {} ({} labels), text from {}{}",
+        path.display(),
+        format.name(),
+        rows.len(),
+        column_name(label_column),
+        labels.names.len(),
+        texts.join(" and "),
+        if header {
+            "; line 1 is a header"
+        } else {
+            "; no header row"
+        }
+    );
+    Ok(RowScan {
+        labels: labels.names,
+        rows,
+        warnings: warnings.finish(),
+        description,
+    })
+}
+
+/// An empty line read as a record of one empty field.
+fn is_blank(record: &csv::ByteRecord) -> bool {
+    record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace)
+}
+
+/// The text of a row from the bytes of its span ([`RowSpan::start`]..[`RowSpan::end`]): for
+/// fastText the bytes themselves, for a table its text columns, unquoted and joined by line
+/// breaks.
+pub fn text_of(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    if span.format == RowFormat::FastText {
+        return Ok(bytes.to_vec());
+    }
+    let mut reader = table_reader(span.format, bytes);
+    let mut record = csv::ByteRecord::new();
+    match reader.read_byte_record(&mut record) {
+        Ok(true) => {}
+        Ok(false) => return Err("the row is gone (the file changed since it was read?)".into()),
+        Err(e) => return Err(format!("not readable as {}: {e}", span.format.name())),
+    }
+    let mut text = Vec::new();
+    for (c, field) in record.iter().enumerate() {
+        let skipped = c < 64 && span.skip & (1 << c) != 0;
+        if c == usize::from(span.label_column) || skipped {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push(b'\n');
+        }
+        text.extend_from_slice(field);
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, content: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        (dir, path)
+    }
+
+    fn texts(path: &Path, scan: &RowScan) -> Vec<(String, String)> {
+        let bytes = std::fs::read(path).unwrap();
+        scan.rows
+            .iter()
+            .map(|(span, label)| {
+                let raw = &bytes[span.start as usize..span.end as usize];
+                let text = text_of(span, raw).unwrap();
+                (
+                    scan.labels[*label].clone(),
+                    String::from_utf8(text).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fasttext_lines_give_their_label_and_the_rest_of_the_line() {
+        let (_d, path) = file(
+            "train.txt",
+            "\u{feff}__label__pos I loved it\r\n\n__label__neg  awful film\n__label__a __label__b two\nno label here\n__label__neg\tdull",
+        );
+        assert_eq!(sniff(&path).unwrap(), Some(RowFormat::FastText));
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["pos", "neg"]);
+        assert_eq!(
+            texts(&path, &scan),
+            [
+                ("pos".into(), "I loved it".into()),
+                ("neg".into(), "awful film".into()),
+                ("neg".into(), "dull".into())
+            ]
+        );
+        let lines: Vec<u64> = scan.rows.iter().map(|(s, _)| s.line).collect();
+        assert_eq!(lines, [1, 3, 6]);
+        assert_eq!(scan.warnings.len(), 2, "{:?}", scan.warnings);
+        assert!(scan.warnings[0].contains("train.txt:4: 2 labels"));
+        assert!(scan.warnings[1].contains("train.txt:5: no __label__"));
+    }
+
+    #[test]
+    fn a_csv_header_names_the_label_and_quoted_text_keeps_its_commas_and_lines() {
+        let (_d, path) = file(
+            "reviews.csv",
+            ",text,sentiment\n0,\"Great, really \"\"great\"\"\nsecond line\",pos\n1,Bad,neg\n2,Fine,pos\n",
+        );
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["pos", "neg"]);
+        assert_eq!(
+            texts(&path, &scan),
+            [
+                ("pos".into(), "Great, really \"great\"\nsecond line".into()),
+                ("neg".into(), "Bad".into()),
+                ("pos".into(), "Fine".into())
+            ]
+        );
+        assert_eq!(scan.rows[1].0.line, 4);
+        assert!(
+            scan.describe()
+                .contains("labels from column 3 \"sentiment\" (2 labels), text from column 2 \"text\"; line 1 is a header"),
+            "{}",
+            scan.describe()
+        );
+    }
+
+    #[test]
+    fn without_a_header_the_label_is_the_column_of_fewest_values_and_the_others_are_text() {
+        // AG News: class, title, description.
+        let (_d, path) = file(
+            "ag.csv",
+            "3,\"Wall St. Bears\",\"Short-sellers, see green\"\n1,Peace talks,Envoys meet\n3,Oil up,Prices rise\n2,Cup final,A late goal\n",
+        );
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["3", "1", "2"]);
+        assert_eq!(
+            texts(&path, &scan)[0],
+            (
+                "3".into(),
+                "Wall St. Bears\nShort-sellers, see green".into()
+            )
+        );
+        assert!(
+            scan.describe().contains("no header row"),
+            "{}",
+            scan.describe()
+        );
+    }
+
+    #[test]
+    fn tab_separated_rows_have_no_quoting_and_odd_rows_are_named() {
+        let (_d, path) = file(
+            "q.tsv",
+            "Question\tType\n\"What\" is a caldera?\tDESC\nWho wrote Hamlet?\tHUM\nWhen?\tNUM\textra\nWhy is the sky blue?\tDESC\nWho is he?\tHUM\n",
+        );
+        let scan = scan(&path).unwrap();
+        // "Question" names a text column: a header.
+        assert_eq!(scan.labels, ["DESC", "HUM"]);
+        assert_eq!(texts(&path, &scan)[0].1, "\"What\" is a caldera?");
+        assert_eq!(scan.warnings.len(), 1);
+        assert!(scan.warnings[0].contains("q.tsv:4: 3 fields where the table has 2"));
+    }
+
+    #[test]
+    fn files_that_are_no_table_are_refused_with_what_was_expected() {
+        let (_d, path) = file("notes.txt", "just some words\nand more\n");
+        assert_eq!(sniff(&path).unwrap(), None);
+        let err = scan(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("notes.txt") && err.contains("no __label__, tab or comma"),
+            "{err}"
+        );
+        let (_d, path) = file("ids.csv", "1,a\n2,b\n3,c\n");
+        let err = scan(&path).unwrap_err().to_string();
+        assert!(err.contains("no column looks like a label"), "{err}");
+        let (_d, path) = file("empty.tsv", "");
+        assert!(scan(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("no labelled row"));
+        let (_d, path) = file("u16.tsv", "");
+        std::fs::write(&path, b"\xFF\xFEl\0a\0").unwrap();
+        assert!(scan(&path).unwrap_err().to_string().contains("UTF-16"));
+    }
+}

@@ -1,0 +1,179 @@
+//! A corpus in one file of labelled rows, as fastText, Vowpal Wabbit and scikit-learn users keep
+//! theirs: `__label__GROUP text` lines, tab-separated and comma-separated tables. Before it was
+//! read, `cwtext train train.txt` answered "Not a directory" and nothing else.
+
+use std::path::Path;
+
+use crate::common::*;
+
+fn train(corpus: &str, model: &Path, extra: &[&str]) -> std::process::Output {
+    let out = cwtext()
+        .args(["train", corpus, "--seed", "3", "-o"])
+        .arg(model)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_no_panic(&out);
+    out
+}
+
+/// What `eval --format json` says that depends on every prediction and probability.
+fn figures(model: &Path, corpus: &[&str]) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let out = cwtext()
+        .arg("eval")
+        .args(corpus)
+        .args(["--format", "json", "-m"])
+        .arg(model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys = ["accuracy", "macro_f1", "brier", "mean_entropy", "confusion"];
+    (
+        v["documents"].clone(),
+        keys.iter().map(|k| v[*k].clone()).collect(),
+    )
+}
+
+#[test]
+fn rows_of_a_file_are_documents_like_the_files_they_came_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("folders.cwm");
+    let out = train("news", &model, &["--include", "train-*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The same 15 test posts as files, as fastText lines and as pandas's CSV (an unnamed row
+    // number column, a header that names no column `label`): every prediction and probability
+    // the same.
+    let files = figures(&model, &["news", "--include", "test-*"]);
+    assert_eq!(files.0, 15);
+    assert_eq!(figures(&model, &["rows/news-test.txt"]), files);
+    assert_eq!(figures(&model, &["rows/news-test.csv"]), files);
+
+    // What was decided reading the table is said.
+    let out = cwtext()
+        .args(["eval", "rows/news-test.csv", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains(
+            "read rows/news-test.csv as comma-separated rows: 15 rows, labels from column 3 \"group\" (3 labels), text from column 2 \"text\"; line 1 is a header"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_file_of_rows_trains_a_model_with_its_labels_reproducibly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, tsv) = (
+        tmp.path().join("a.cwm"),
+        tmp.path().join("b.cwm"),
+        tmp.path().join("tsv.cwm"),
+    );
+    for model in [&a, &b] {
+        let out = train("rows/news-train.txt", model, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(
+                "read rows/news-train.txt as fastText lines (__label__LABEL text): 36 rows, 3 labels"
+            ),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(
+        std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+        "the same rows and seed give the same bytes"
+    );
+    let out = train("rows/news-train.tsv", &tsv, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("labels from column 1 (3 labels), text from column 2; no header row"),
+        "{}",
+        stderr(&out)
+    );
+    // The same posts give the same model, from lines or from a table.
+    assert!(std::fs::read(&a).unwrap() == std::fs::read(&tsv).unwrap());
+    let out = cwtext()
+        .args(["inspect", "--format", "json"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["labels"],
+        serde_json::json!(["rec.sport.hockey", "sci.space", "talk.politics.mideast"])
+    );
+    // Trained on 36 posts, it sorts the 15 test posts as the folder-trained fixture models do.
+    let (documents, figures) = figures(&a, &["rows/news-test.csv"]);
+    assert_eq!(documents, 15);
+    assert!(figures[0].as_f64().unwrap() >= 0.9, "{figures:?}");
+}
+
+#[test]
+fn bad_rows_are_named_by_line_and_files_that_are_no_rows_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.cwm");
+    // Rows with two labels, none, or a field too many are left out, each named by its line.
+    let text = std::fs::read_to_string(fixtures().join("rows/news-train.txt")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[2] = format!("__label__sci.space {}", lines[2]);
+    lines[4] = lines[4].split_once(' ').unwrap().1.to_string();
+    let odd = tmp.path().join("odd.txt");
+    std::fs::write(&odd, lines.join("\n")).unwrap();
+    let out = train(odd.to_str().unwrap(), &tmp.path().join("odd.cwm"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for said in [
+        "odd.txt:3: 2 labels; cwtext learns one label per document: left out",
+        "odd.txt:5: no __label__ at the start of the line, left out",
+        "34 rows, 3 labels",
+    ] {
+        assert!(stderr(&out).contains(said), "{said}: {}", stderr(&out));
+    }
+
+    // A file that is neither mail nor rows: what was expected, not "Not a directory".
+    let out = train("odd/windows-1252.txt", &model, &[]);
+    assert_refused(&out, "odd/windows-1252.txt");
+    assert_refused(&out, "expected one labelled example per line");
+    // A spreadsheet's "Unicode text".
+    let utf16 = tmp.path().join("sheet.tsv");
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in "label\ttext\r\nspam\tWin now\r\n".encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    std::fs::write(&utf16, bytes).unwrap();
+    let out = train(utf16.to_str().unwrap(), &model, &[]);
+    assert_refused(&out, "save it as UTF-8");
+    // A table whose columns all differ on every row.
+    let ids = tmp.path().join("ids.csv");
+    std::fs::write(&ids, "1,first text\n2,second text\n3,third text\n").unwrap();
+    let out = train(ids.to_str().unwrap(), &model, &[]);
+    assert_refused(&out, "no column looks like a label");
+    // A directory read as rows.
+    let out = train("news", &model, &["--layout", "rows"]);
+    assert_refused(&out, "a directory, read with --layout rows");
+    assert!(!model.exists(), "no model is written for refused input");
+}
+
+#[test]
+fn corrections_can_come_as_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.cwm");
+    let out = train("news", &model, &["--include", "train-*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let before = std::fs::read(&model).unwrap();
+    let out = cwtext()
+        .args(["learn", "rows/news-test.csv", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("15 rows"), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&model).unwrap() != before,
+        "the model learned"
+    );
+}
