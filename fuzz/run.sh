@@ -13,10 +13,10 @@ export RUSTC_BOOTSTRAP=1
 # Documents up to 16 KiB; models by their first 8 KiB (magic, version, lengths and the JSON
 # header, where the parsing and the size arithmetic are; the weights behind a CRC are not worth
 # mutating).
-for spec in document:16384 model:8192 mbox:16384; do
+for spec in document:16384 model:8192 mbox:16384 rows:16384; do
   target=${spec%%:*}
   max_len=${spec##*:}
-  [[ " ${TARGETS:-document model mbox} " == *" $target "* ]] || continue
+  [[ " ${TARGETS:-document model mbox rows} " == *" $target "* ]] || continue
   mkdir -p "fuzz/corpus/$target"
   # Work on a copy so the committed seeds stay small; -timeout catches hangs, -rss_limit_mb
   # unbounded allocation.

@@ -22,6 +22,7 @@ Examples:
   cwtext classify < message.eml
   cwtext classify -m mail.cwm inbox/1.eml inbox/2.eml --top 3
   cwtext classify --format json < review.txt
+  cwtext classify --lines --format tsv -m questions.cwm test.txt
 
 Output (text): the best label on the first line, then `probability  label` lines, best first,
 and the normalised entropy (0 = certain, 1 = uniform). With several files each block starts
@@ -67,6 +68,11 @@ pub struct ClassifyArgs {
     /// The decision printed below --min-prob (the folder name `label --min-prob` uses).
     #[arg(long, value_name = "LABEL", default_value = "_unsure")]
     pub unsure_label: String,
+    /// Every line of the input is a document of its own, named FILE:LINE (-:LINE on standard
+    /// input), as `fasttext predict` reads a file; blank lines are left out, and the
+    /// `__label__` tokens a fastText test file starts its lines with are taken off.
+    #[arg(long, conflicts_with = "server")]
+    pub lines: bool,
     #[command(flatten)]
     pub sampling: SamplingArgs,
     #[command(flatten)]
@@ -98,8 +104,12 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if let Some(bytes) = stdin {
-        let documents = documents(&bytes, "-", max_unpacked, ui);
-        if let [(_, one)] = documents.as_slice() {
+        let documents = if args.lines {
+            classify_output::lines(&bytes, "-")
+        } else {
+            documents(&bytes, "-", max_unpacked, ui)
+        };
+        if let ([(_, one)], false) = (documents.as_slice(), args.lines) {
             let prediction =
                 classify_bytes_with(&model, &mut pipeline, one, Path::new("<stdin>"), method)?;
             write(&mut out, &model, "-", &prediction, &output, false, ui)?;
@@ -127,11 +137,17 @@ pub fn run(args: ClassifyArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        let documents = documents(&bytes, &path.display().to_string(), max_unpacked, ui);
-        several |= documents.len() > 1;
+        let name = path.display().to_string();
+        let documents = if args.lines {
+            classify_output::lines(&bytes, &name)
+        } else {
+            documents(&bytes, &name, max_unpacked, ui)
+        };
+        several |= documents.len() > 1 || args.lines;
         for (name, bytes) in &documents {
-            // A whole file is named by its path in errors, a message by FILE@OFFSET.
-            let error_name = if documents.len() > 1 {
+            // A whole file is named by its path in errors, a message by FILE@OFFSET, a line by
+            // FILE:LINE.
+            let error_name = if documents.len() > 1 || args.lines {
                 Path::new(name)
             } else {
                 path.as_path()

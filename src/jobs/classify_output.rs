@@ -71,6 +71,16 @@ pub fn documents<'b>(
     }
 }
 
+/// The lines of one input named `name` as documents, `name:LINE` each (from 1), for `classify
+/// --lines` (a file of one text per line, as `fasttext predict` reads it): blank lines are
+/// left out, and the `__label__` tokens a fastText test file starts its lines with are taken
+/// off, so that the answer cannot come from them.
+pub fn lines<'b>(bytes: &'b [u8], name: &str) -> Vec<Message<'b>> {
+    crate::text::rows::unlabelled_lines(bytes)
+        .map(|(line, text)| (format!("{name}:{line}"), Cow::Borrowed(text)))
+        .collect()
+}
+
 /// Labels and probabilities, most probable first (ties: model order).
 pub fn ranked<'m>(labels: &'m [String], p: &Prediction, top: Option<usize>) -> Vec<(&'m str, f64)> {
     let probs = &p.distribution.probabilities;

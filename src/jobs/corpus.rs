@@ -268,7 +268,12 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
         .iter()
         .find_map(|l| crate::model::label_refusal(l))
     {
-        return Err(refuse(format!("{refusal}; rename that folder ({how})")));
+        let fix = if layout == Layout::Rows {
+            "change that label in the file"
+        } else {
+            "rename that folder"
+        };
+        return Err(refuse(format!("{refusal}; {fix} ({how})")));
     }
     if let Some(sub) = corpus.labels.iter().find(|l| {
         let last = l.rsplit('/').next().unwrap_or(l);

@@ -40,6 +40,9 @@ pub enum RowFormat {
     Tsv,
     /// RFC 4180 comma-separated values.
     Csv,
+    /// The same with semicolons, as spreadsheets write "CSV" where the comma is the decimal
+    /// mark.
+    Semicolon,
 }
 
 impl RowFormat {
@@ -49,6 +52,7 @@ impl RowFormat {
             RowFormat::FastText => "fastText lines (__label__LABEL text)",
             RowFormat::Tsv => "tab-separated rows",
             RowFormat::Csv => "comma-separated rows",
+            RowFormat::Semicolon => "semicolon-separated rows",
         }
     }
 
@@ -58,6 +62,7 @@ impl RowFormat {
             RowFormat::FastText => 0,
             RowFormat::Tsv => 1,
             RowFormat::Csv => 2,
+            RowFormat::Semicolon => 3,
         }
     }
 
@@ -67,6 +72,7 @@ impl RowFormat {
             0 => Some(RowFormat::FastText),
             1 => Some(RowFormat::Tsv),
             2 => Some(RowFormat::Csv),
+            3 => Some(RowFormat::Semicolon),
             _ => None,
         }
     }
@@ -131,6 +137,8 @@ const LABEL_NAMES: &[&str] = &[
     "genre",
     "folder",
     "type",
+    "rating",
+    "stars",
 ];
 
 /// Header names of columns that are neither label nor text (row numbers).
@@ -198,17 +206,36 @@ pub fn sniff(path: &Path) -> Result<Option<RowFormat>> {
 /// The format a file that `looks_like_rows` or was named as rows is read in: [`sniff`], else by
 /// its first line's separators.
 fn format_of(path: &Path, first_line: &[u8]) -> Result<RowFormat> {
-    if let Some(format) = sniff(path)? {
-        return Ok(format);
+    // Commas and semicolons outside quotes: the more frequent separates (commas on a tie).
+    let separators = |line: &[u8]| {
+        let (mut quoted, mut commas, mut semicolons) = (false, 0, 0);
+        for &b in line {
+            match b {
+                b'"' => quoted = !quoted,
+                b',' if !quoted => commas += 1,
+                b';' if !quoted => semicolons += 1,
+                _ => {}
+            }
+        }
+        if semicolons > commas {
+            RowFormat::Semicolon
+        } else {
+            RowFormat::Csv
+        }
+    };
+    match sniff(path)? {
+        Some(RowFormat::Csv) => return Ok(separators(first_line)),
+        Some(format) => return Ok(format),
+        None => {}
     }
     if first_line.contains(&b'\t') {
         Ok(RowFormat::Tsv)
-    } else if first_line.contains(&b',') {
-        Ok(RowFormat::Csv)
+    } else if first_line.contains(&b',') || first_line.contains(&b';') {
+        Ok(separators(first_line))
     } else {
         Err(rows_error(
             path,
-            "its first line has no __label__, tab or comma: expected one labelled example per line, `__label__LABEL text` (fastText), LABEL<tab>TEXT, or CSV with a label column",
+            "its first line has no __label__, tab, comma or semicolon: expected one labelled example per line, `__label__LABEL text` (fastText), LABEL<tab>TEXT, or CSV with a label column",
         ))
     }
 }
@@ -296,10 +323,28 @@ pub fn scan(path: &Path) -> Result<RowScan> {
         ));
     }
     let format = format_of(path, &head)?;
-    let scan = match format {
-        RowFormat::FastText => scan_fasttext(path)?,
-        RowFormat::Tsv | RowFormat::Csv => scan_table(path, format)?,
+    let open = || -> Result<BufReader<std::fs::File>> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        Ok(BufReader::with_capacity(256 << 10, file))
     };
+    let scan = match format {
+        RowFormat::FastText => scan_fasttext(path, open()?)?,
+        _ => scan_table(path, format, &open)?,
+    };
+    refuse_empty(path, format, scan)
+}
+
+/// [`scan`] of bytes in memory (`path` only names them in messages), in a known format: what
+/// the fuzzer runs.
+pub fn scan_bytes(bytes: &[u8], path: &Path, format: RowFormat) -> Result<RowScan> {
+    let scan = match format {
+        RowFormat::FastText => scan_fasttext(path, bytes)?,
+        _ => scan_table(path, format, &|| Ok(bytes))?,
+    };
+    refuse_empty(path, format, scan)
+}
+
+fn refuse_empty(path: &Path, format: RowFormat, scan: RowScan) -> Result<RowScan> {
     if scan.rows.is_empty() {
         let why = scan
             .warnings
@@ -318,9 +363,7 @@ pub fn scan(path: &Path) -> Result<RowScan> {
 }
 
 /// fastText lines: the leading `__label__` tokens are the label, the rest of the line the text.
-fn scan_fasttext(path: &Path) -> Result<RowScan> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(256 << 10, file);
+fn scan_fasttext(path: &Path, mut reader: impl BufRead) -> Result<RowScan> {
     let mut warnings = Warnings {
         path,
         list: Vec::new(),
@@ -424,14 +467,35 @@ fn fasttext_labels(line: &[u8]) -> (Vec<&[u8]>, usize) {
     }
 }
 
+/// The non-blank lines of `bytes` with their numbers (from 1), each without its line break and
+/// without the `__label__` tokens it starts with.
+pub fn unlabelled_lines(bytes: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let (_, at) = fasttext_labels(line);
+            let text = &line[at.min(line.len())..];
+            let blank = text.iter().all(u8::is_ascii_whitespace);
+            (!blank).then_some((i as u64 + 1, text))
+        })
+}
+
 fn table_reader<R: Read>(format: RowFormat, input: R) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
-        .delimiter(if format == RowFormat::Tsv {
-            b'\t'
-        } else {
-            b','
+        .delimiter(match format {
+            RowFormat::Tsv => b'\t',
+            RowFormat::Semicolon => b';',
+            _ => b',',
         })
-        .quoting(format == RowFormat::Csv)
+        .quoting(format != RowFormat::Tsv)
+        // Records end at a line feed; a carriage return before it stays in the last field,
+        // where trimming (the label) and tokenising (the text) drop it. The crate's default
+        // ends a record at the CR of a CRLF and starts the next at its LF, one line too early
+        // (found by the fuzzer: two rows named line 1).
+        .terminator(csv::Terminator::Any(b'\n'))
         .has_headers(false)
         .flexible(true)
         .from_reader(input)
@@ -447,14 +511,12 @@ struct ColumnStats {
 }
 
 /// A table: the first pass finds its width, header and label column, the second its rows.
-fn scan_table(path: &Path, format: RowFormat) -> Result<RowScan> {
-    let open = || -> Result<csv::Reader<BufReader<std::fs::File>>> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        Ok(table_reader(
-            format,
-            BufReader::with_capacity(256 << 10, file),
-        ))
-    };
+fn scan_table<R: Read>(
+    path: &Path,
+    format: RowFormat,
+    input: &dyn Fn() -> Result<R>,
+) -> Result<RowScan> {
+    let open = || -> Result<csv::Reader<R>> { Ok(table_reader(format, input()?)) };
     let csv_error = |e: csv::Error| {
         let line = e.position().map(|p| p.line()).unwrap_or(0);
         rows_error(
@@ -551,16 +613,28 @@ fn scan_table(path: &Path, format: RowFormat) -> Result<RowScan> {
             }
         }
     };
-    // A first row without the usual names whose label occurs nowhere else while every other
-    // label occurs at least twice is a header too ("Polarity,Review").
-    if !header && records >= 5 && first.len() == width {
+    // A first row without the usual names is a header too when its label occurs nowhere else
+    // and either every other label occurs at least twice ("Polarity,Review"), or its fields are
+    // single words where the text columns' values mostly have spaces ("Kommentar;Kategorie").
+    if !header && records >= 3 && first.len() == width && !stats[label_column].many {
         let counts = &stats[label_column].counts;
         let once = counts.get(&first[label_column]) == Some(&1);
         let others_repeat = counts
             .iter()
             .filter(|(v, _)| **v != first[label_column])
             .all(|(_, &n)| n >= 2);
-        header = once && others_repeat && !stats[label_column].many;
+        let word =
+            |f: &[u8]| !f.is_empty() && f.len() <= 40 && !f.iter().any(u8::is_ascii_whitespace);
+        let spaced = |c: usize| {
+            let values = &stats[c].counts;
+            let with = values
+                .keys()
+                .filter(|v| v.iter().any(u8::is_ascii_whitespace));
+            2 * with.count() > values.len()
+        };
+        let names_like =
+            first.iter().all(|f| word(f)) && (0..width).any(|c| c != label_column && spaced(c));
+        header = once && ((records >= 5 && others_repeat) || names_like);
     }
     let mut skip = 0u64;
     if header {
@@ -819,12 +893,58 @@ mod tests {
     }
 
     #[test]
+    fn unlabelled_lines_are_numbered_without_their_labels() {
+        let lines: Vec<(u64, &[u8])> = unlabelled_lines(
+            b"\xEF\xBB\xBFfirst text\r\n\n__label__x  second\n  \n__label__y\nlast",
+        )
+        .collect();
+        assert_eq!(
+            lines,
+            [(1, &b"first text"[..]), (3, b"second"), (6, b"last")]
+        );
+    }
+
+    #[test]
+    fn windows_line_ends_keep_the_line_numbers() {
+        let (_d, path) = file(
+            "win.csv",
+            "text,label\r\n\"two\r\nlines\",a\r\nb text,b\r\n\r\nodd,b,c\r\nlast,a\r\n",
+        );
+        let scan = scan(&path).unwrap();
+        let lines: Vec<u64> = scan.rows.iter().map(|(s, _)| s.line).collect();
+        assert_eq!(lines, [2, 4, 7]);
+        assert_eq!(scan.labels, ["a", "b"]);
+        assert_eq!(texts(&path, &scan)[0].1, "two\r\nlines");
+        assert!(
+            scan.warnings[0].contains("win.csv:6: 3 fields"),
+            "{:?}",
+            scan.warnings
+        );
+    }
+
+    #[test]
+    fn a_spreadsheet_csv_with_semicolons_is_read_by_its_separator() {
+        let (_d, path) = file(
+            "export.csv",
+            "Kommentar;Kategorie\n\"Gut; sehr gut, danke\";lob\nZu teuer;kritik\nSchnell, freundlich;lob\n",
+        );
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["lob", "kritik"]);
+        assert_eq!(texts(&path, &scan)[0].1, "Gut; sehr gut, danke");
+        assert!(
+            scan.describe().contains("semicolon-separated"),
+            "{}",
+            scan.describe()
+        );
+    }
+
+    #[test]
     fn files_that_are_no_table_are_refused_with_what_was_expected() {
         let (_d, path) = file("notes.txt", "just some words\nand more\n");
         assert_eq!(sniff(&path).unwrap(), None);
         let err = scan(&path).unwrap_err().to_string();
         assert!(
-            err.contains("notes.txt") && err.contains("no __label__, tab or comma"),
+            err.contains("notes.txt") && err.contains("no __label__, tab, comma or semicolon"),
             "{err}"
         );
         let (_d, path) = file("ids.csv", "1,a\n2,b\n3,c\n");

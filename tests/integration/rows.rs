@@ -177,3 +177,53 @@ fn corrections_can_come_as_rows() {
         "the model learned"
     );
 }
+
+#[test]
+fn classify_lines_answers_each_line_as_the_file_it_came_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.cwm");
+    let out = train("news", &model, &["--include", "train-*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tsv = |args: &[&str]| -> Vec<Vec<String>> {
+        let out = cwtext()
+            .args(["classify", "--format", "tsv", "-m"])
+            .arg(&model)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect()
+    };
+    // The test posts as files, in the order of their names (the order of the rows).
+    let mut posts: Vec<String> = ["rec.sport.hockey", "sci.space", "talk.politics.mideast"]
+        .iter()
+        .flat_map(|g| files_in(&fixtures().join("news").join(g)))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("test-")
+        })
+        .map(|p| {
+            p.strip_prefix(fixtures())
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    posts.sort_by_key(|p| p.rsplit('/').next().unwrap().to_string());
+    let refs: Vec<&str> = posts.iter().map(String::as_str).collect();
+    let from_files = tsv(&refs);
+    // The fastText test file starts every line with its answer: taken off, not read.
+    let from_lines = tsv(&["--lines", "rows/news-test.txt"]);
+    assert_eq!(from_lines.len(), 15);
+    for (i, (line, file)) in from_lines.iter().zip(&from_files).enumerate() {
+        assert_eq!(line[0], format!("rows/news-test.txt:{}", i + 1));
+        assert_eq!(line[1..], file[1..], "line {} against {}", i + 1, file[0]);
+    }
+}
