@@ -249,7 +249,11 @@ fn find_messages(
     expected: &HashMap<String, String>,
 ) -> Result<(FoundById, Vec<String>)> {
     std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
-    let layout = settings.layout.unwrap_or_else(|| mailbox::detect(root));
+    // A file that is no mbox is a file, not rows: refiling looks for messages.
+    let layout = match settings.layout.unwrap_or_else(|| mailbox::detect(root)) {
+        Layout::Rows => Layout::Files,
+        layout => layout,
+    };
     let from_mbox = layout == Layout::Mbox;
     let mut warnings = Vec::new();
     let folders: Vec<(Option<String>, PathBuf, Vec<Source>)> = if layout == Layout::Files {
