@@ -14,6 +14,7 @@ fuzz_target!(|bytes: &[u8]| {
         RowFormat::Tsv,
         RowFormat::Csv,
         RowFormat::Semicolon,
+        RowFormat::JsonLines,
     ] {
         let Ok(scan) = scan_bytes(bytes, Path::new("fuzz"), format) else {
             continue;

@@ -43,6 +43,9 @@ pub enum RowFormat {
     /// The same with semicolons, as spreadsheets write "CSV" where the comma is the decimal
     /// mark.
     Semicolon,
+    /// JSON Lines: an object per line (`{"text": "…", "label": 1}`, as a Hugging Face dataset's
+    /// `to_json` writes it).
+    JsonLines,
 }
 
 impl RowFormat {
@@ -53,6 +56,7 @@ impl RowFormat {
             RowFormat::Tsv => "tab-separated rows",
             RowFormat::Csv => "comma-separated rows",
             RowFormat::Semicolon => "semicolon-separated rows",
+            RowFormat::JsonLines => "JSON lines",
         }
     }
 
@@ -63,6 +67,7 @@ impl RowFormat {
             RowFormat::Tsv => 1,
             RowFormat::Csv => 2,
             RowFormat::Semicolon => 3,
+            RowFormat::JsonLines => 4,
         }
     }
 
@@ -73,6 +78,7 @@ impl RowFormat {
             1 => Some(RowFormat::Tsv),
             2 => Some(RowFormat::Csv),
             3 => Some(RowFormat::Semicolon),
+            4 => Some(RowFormat::JsonLines),
             _ => None,
         }
     }
@@ -91,7 +97,8 @@ pub struct RowSpan {
     pub format: RowFormat,
     /// The label's column, which is not text (tables only).
     pub label_column: u16,
-    /// Columns that are not text either, one bit each (the first 64 columns; tables only).
+    /// Columns that are not text either, one bit each (the first 64 columns; tables); for JSON
+    /// lines the [`key_hash`] of the label's key.
     pub skip: u64,
 }
 
@@ -190,6 +197,9 @@ pub fn sniff(path: &Path) -> Result<Option<RowFormat>> {
     if name.ends_with(".tsv") || name.ends_with(".tab") {
         return Ok(Some(RowFormat::Tsv));
     }
+    if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+        return Ok(Some(RowFormat::JsonLines));
+    }
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut first = Vec::new();
     BufReader::new(file.take(64 << 10))
@@ -198,6 +208,8 @@ pub fn sniff(path: &Path) -> Result<Option<RowFormat>> {
     let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&first);
     Ok(if first.starts_with(FASTTEXT_LABEL.as_bytes()) {
         Some(RowFormat::FastText)
+    } else if serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok() {
+        Some(RowFormat::JsonLines)
     } else {
         None
     })
@@ -329,6 +341,7 @@ pub fn scan(path: &Path) -> Result<RowScan> {
     };
     let scan = match format {
         RowFormat::FastText => scan_fasttext(path, open()?)?,
+        RowFormat::JsonLines => scan_json_lines(path, &open)?,
         _ => scan_table(path, format, &open)?,
     };
     refuse_empty(path, format, scan)
@@ -339,6 +352,7 @@ pub fn scan(path: &Path) -> Result<RowScan> {
 pub fn scan_bytes(bytes: &[u8], path: &Path, format: RowFormat) -> Result<RowScan> {
     let scan = match format {
         RowFormat::FastText => scan_fasttext(path, bytes)?,
+        RowFormat::JsonLines => scan_json_lines(path, &|| Ok(bytes))?,
         _ => scan_table(path, format, &|| Ok(bytes))?,
     };
     refuse_empty(path, format, scan)
@@ -747,6 +761,206 @@ fn scan_table<R: Read>(
     })
 }
 
+/// A stable hash of a JSON key's name, which a [`RowSpan`] of JSON lines carries for its label's
+/// key (the frozen hash of the pipeline, the same in every run).
+pub fn key_hash(key: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(key.as_bytes());
+    h.finish()
+}
+
+type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// A JSON value as a label: a string trimmed, a number or a truth value as written, a list of
+/// one such; `Err` says why not.
+fn json_label(value: &serde_json::Value) -> std::result::Result<String, String> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Ok(s.trim().to_string()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Array(items) if items.len() == 1 => json_label(&items[0]),
+        Value::Array(items) => Err(format!(
+            "{} labels; cwtext learns one label per document",
+            items.len()
+        )),
+        Value::Null => Err("a null label".into()),
+        Value::Object(_) => Err("an object as its label".into()),
+    }
+}
+
+/// Whether a key names row numbers, not text.
+fn is_id_key(key: &str) -> bool {
+    ID_NAMES.contains(&key.to_lowercase().as_str())
+}
+
+/// JSON lines: the first pass finds the label's key (one a label name names, else the scalar
+/// key of fewest distinct values), the second every row. The text is every string value but
+/// the label's and the ids'.
+fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Result<RowScan> {
+    // Every non-blank line: its number, span and object (or why it is none), one at a time.
+    let each =
+        |f: &mut dyn FnMut(u64, u64, u64, std::result::Result<JsonObject, String>)| -> Result<()> {
+            let mut reader = input()?;
+            let (mut line, mut at, mut buf) = (0u64, 0u64, Vec::new());
+            loop {
+                buf.clear();
+                let n = reader
+                    .read_until(b'\n', &mut buf)
+                    .map_err(|e| Error::io(path, e))?;
+                if n == 0 {
+                    return Ok(());
+                }
+                line += 1;
+                let start = at;
+                at += n as u64;
+                let text = if line == 1 {
+                    buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf)
+                } else {
+                    &buf
+                };
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let object = serde_json::from_slice::<JsonObject>(text)
+                    .map_err(|e| format!("not a JSON object ({e}), left out"));
+                f(line, start + (n - text.len()) as u64, at, object);
+            }
+        };
+    // Pass 1: the keys of the first object, and the distinct scalar values of every key.
+    let mut order: Vec<String> = Vec::new();
+    let mut stats: std::collections::HashMap<String, ColumnStats> = Default::default();
+    let mut records = 0usize;
+    each(&mut |_, _, _, object| {
+        let Ok(object) = object else { return };
+        records += 1;
+        if order.is_empty() {
+            order = object.keys().cloned().collect();
+        }
+        for (key, value) in &object {
+            let Ok(label) = json_label(value) else {
+                continue;
+            };
+            let s = stats.entry(key.clone()).or_default();
+            let value = label.into_bytes();
+            if let Some(n) = s.counts.get_mut(&value) {
+                *n += 1;
+            } else if s.counts.len() < DISTINCT_CAP {
+                s.counts.insert(value, 1);
+            } else {
+                s.many = true;
+            }
+        }
+    })?;
+    let named = order
+        .iter()
+        .find(|k| LABEL_NAMES.contains(&k.to_lowercase().as_str()));
+    let label_key = match named {
+        Some(k) => k.clone(),
+        None => {
+            let distinct = |k: &String| {
+                stats
+                    .get(k)
+                    .filter(|s| !s.many)
+                    .map_or(usize::MAX, |s| s.counts.len())
+            };
+            let fewest = order
+                .iter()
+                .filter(|k| !is_id_key(k) && distinct(k) < records)
+                .min_by_key(|k| distinct(k));
+            match fewest {
+                Some(k) => k.clone(),
+                None if records == 0 => String::new(),
+                None => {
+                    return Err(rows_error(
+                        path,
+                        format!(
+                            "read as JSON lines (keys {}), no key looks like a label: each has a different value on almost every line; call the label's key `label`",
+                            order.join(", ")
+                        ),
+                    ))
+                }
+            }
+        }
+    };
+    let texts: Vec<&String> = order
+        .iter()
+        .filter(|k| **k != label_key && !is_id_key(k))
+        .collect();
+    // Pass 2: every row.
+    let mut warnings = Warnings {
+        path,
+        list: Vec::new(),
+        more: 0,
+    };
+    let mut labels = LabelNumbers::default();
+    let mut rows = Vec::new();
+    let hash = key_hash(&label_key);
+    each(&mut |line, start, end, object| {
+        let object = match object {
+            Ok(o) => o,
+            Err(why) => return warnings.add(line, why),
+        };
+        let label = match object.get(&label_key).map(json_label) {
+            None => return warnings.add(line, format!("no {label_key:?}, left out")),
+            Some(Err(why)) => return warnings.add(line, format!("{why}: left out")),
+            Some(Ok(l)) if l.is_empty() => return warnings.add(line, "an empty label, left out"),
+            Some(Ok(l)) => l,
+        };
+        rows.push((
+            RowSpan {
+                line,
+                start,
+                end,
+                format: RowFormat::JsonLines,
+                label_column: 0,
+                skip: hash,
+            },
+            labels.number(label),
+        ));
+    })?;
+    let quoted: Vec<String> = texts.iter().map(|k| format!("{k:?}")).collect();
+    let description = format!(
+        "read {} as JSON lines: {} rows, labels from {label_key:?} ({} labels), text from {}",
+        path.display(),
+        rows.len(),
+        labels.names.len(),
+        if quoted.is_empty() {
+            "the other string values".to_string()
+        } else {
+            quoted.join(" and ")
+        }
+    );
+    Ok(RowScan {
+        labels: labels.names,
+        rows,
+        warnings: warnings.finish(),
+        description,
+    })
+}
+
+/// The text of a JSON line: its string values but the label's ([`RowSpan::skip`]) and the ids',
+/// in the object's order, joined by line breaks.
+fn json_text(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    let object: JsonObject =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a JSON object ({e})"))?;
+    let mut text = Vec::new();
+    for (key, value) in &object {
+        let serde_json::Value::String(s) = value else {
+            continue;
+        };
+        if key_hash(key) == span.skip || is_id_key(key) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push(b'\n');
+        }
+        text.extend_from_slice(s.as_bytes());
+    }
+    Ok(text)
+}
+
 /// An empty line read as a record of one empty field.
 fn is_blank(record: &csv::ByteRecord) -> bool {
     record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace)
@@ -756,8 +970,10 @@ fn is_blank(record: &csv::ByteRecord) -> bool {
 /// fastText the bytes themselves, for a table its text columns, unquoted and joined by line
 /// breaks.
 pub fn text_of(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    if span.format == RowFormat::FastText {
-        return Ok(bytes.to_vec());
+    match span.format {
+        RowFormat::FastText => return Ok(bytes.to_vec()),
+        RowFormat::JsonLines => return json_text(span, bytes),
+        _ => {}
     }
     let mut reader = table_reader(span.format, bytes);
     let mut record = csv::ByteRecord::new();
@@ -920,6 +1136,52 @@ mod tests {
             "{:?}",
             scan.warnings
         );
+    }
+
+    #[test]
+    fn json_lines_give_the_label_key_and_the_string_values() {
+        // As a Hugging Face dataset's to_json writes them: the label a number.
+        let (_d, path) = file(
+            "train.jsonl",
+            "{\"idx\": 0, \"sentence\": \"a gripping, \\\"tender\\\" film\", \"label\": 1}\n\n{\"idx\": 1, \"sentence\": \"dull\", \"label\": 0}\nnot json\n{\"idx\": 2, \"sentence\": \"meh\", \"label\": [0, 1]}\n{\"sentence\": \"fine\", \"label\": 1}",
+        );
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["1", "0"]);
+        assert_eq!(
+            texts(&path, &scan),
+            [
+                ("1".into(), "a gripping, \"tender\" film".into()),
+                ("0".into(), "dull".into()),
+                ("1".into(), "fine".into())
+            ]
+        );
+        let lines: Vec<u64> = scan.rows.iter().map(|(s, _)| s.line).collect();
+        assert_eq!(lines, [1, 3, 6]);
+        assert!(
+            scan.warnings[0].contains("train.jsonl:4: not a JSON object"),
+            "{:?}",
+            scan.warnings
+        );
+        assert!(
+            scan.warnings[1].contains("train.jsonl:5: 2 labels"),
+            "{:?}",
+            scan.warnings
+        );
+        assert!(
+            scan.describe()
+                .contains("labels from \"label\" (2 labels), text from \"sentence\""),
+            "{}",
+            scan.describe()
+        );
+        // Without a label name: the key of fewest values; a first line sniffs as JSON.
+        let (_d, path) = file(
+            "data",
+            "{\"review\": \"good one\", \"score\": 5, \"user\": \"u1\"}\n{\"review\": \"bad\", \"score\": 1, \"user\": \"u2\"}\n{\"review\": \"ok\", \"score\": 5, \"user\": \"u3\"}\n",
+        );
+        assert_eq!(sniff(&path).unwrap(), Some(RowFormat::JsonLines));
+        let scan = super::scan(&path).unwrap();
+        assert_eq!(scan.labels, ["5", "1"]);
+        assert_eq!(texts(&path, &scan)[0].1, "good one\nu1");
     }
 
     #[test]

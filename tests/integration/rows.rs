@@ -48,6 +48,7 @@ fn rows_of_a_file_are_documents_like_the_files_they_came_from() {
     assert_eq!(files.0, 15);
     assert_eq!(figures(&model, &["rows/news-test.txt"]), files);
     assert_eq!(figures(&model, &["rows/news-test.csv"]), files);
+    assert_eq!(figures(&model, &["rows/news-test.jsonl"]), files);
 
     // What was decided reading the table is said.
     let out = cwtext()
