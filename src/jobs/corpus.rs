@@ -239,7 +239,7 @@ pub fn scan_corpus(
     let layout = options.layout.unwrap_or_else(|| mailbox::detect(root));
     let mut corpus = match layout {
         Layout::Files => scan_label_folders(root, filter)?,
-        Layout::Rows => scan_rows(root)?,
+        Layout::Rows => scan_rows(root, filter)?,
         _ => scan_store(root, layout, filter, options)?,
     };
     if layout == Layout::Files && options.inbox_label.is_some() {
@@ -431,7 +431,7 @@ fn scan_store(
 
 /// Reads one file of labelled rows ([`crate::text::rows`]): every row a document, the labels
 /// sorted, the rows in file order.
-fn scan_rows(root: &Path) -> Result<LabelledCorpus> {
+fn scan_rows(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     if root.is_dir() {
         return Err(Error::Corpus {
             path: root.to_path_buf(),
@@ -439,6 +439,12 @@ fn scan_rows(root: &Path) -> Result<LabelledCorpus> {
                 "a directory, read with --layout rows: expected {}",
                 Layout::Rows.expected()
             ),
+        });
+    }
+    if root.is_file() && !filter.accepts(root) {
+        return Err(Error::Corpus {
+            path: root.to_path_buf(),
+            message: "a file of rows that --include/--exclude leave out: nothing to read (the globs choose files in folders; a file of rows is read whole)".into(),
         });
     }
     let scan = crate::text::rows::scan(root)?;

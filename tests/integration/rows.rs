@@ -153,6 +153,9 @@ fn bad_rows_are_named_by_line_and_files_that_are_no_rows_are_refused() {
     std::fs::write(&ids, "1,first text\n2,second text\n3,third text\n").unwrap();
     let out = train(ids.to_str().unwrap(), &model, &[]);
     assert_refused(&out, "no column looks like a label");
+    // Globs that leave the file out.
+    let out = train("rows/news-train.txt", &model, &["--include", "train-*"]);
+    assert_refused(&out, "a file of rows that --include/--exclude leave out");
     // A directory read as rows.
     let out = train("news", &model, &["--layout", "rows"]);
     assert_refused(&out, "a directory, read with --layout rows");
