@@ -377,14 +377,13 @@ fn refuse_empty(path: &Path, format: RowFormat, scan: RowScan) -> Result<RowScan
 }
 
 /// fastText lines: the leading `__label__` tokens are the label, the rest of the line the text.
-fn scan_fasttext(path: &Path, mut reader: impl BufRead) -> Result<RowScan> {
-    let mut warnings = Warnings {
-        path,
-        list: Vec::new(),
-        more: 0,
-    };
-    let mut labels = LabelNumbers::default();
-    let mut rows = Vec::new();
+/// Hands every line of `reader` to `f`: its number (from 1), the byte where it starts (after
+/// a byte-order mark on the first), and the line without the mark, line break included.
+fn each_line(
+    path: &Path,
+    mut reader: impl BufRead,
+    f: &mut dyn FnMut(u64, u64, &[u8]),
+) -> Result<()> {
     let (mut line, mut at, mut buf) = (0u64, 0u64, Vec::new());
     loop {
         buf.clear();
@@ -392,33 +391,43 @@ fn scan_fasttext(path: &Path, mut reader: impl BufRead) -> Result<RowScan> {
             .read_until(b'\n', &mut buf)
             .map_err(|e| Error::io(path, e))?;
         if n == 0 {
-            break;
+            return Ok(());
         }
         line += 1;
-        let start = at;
-        at += n as u64;
         let mut text = buf.as_slice();
         if line == 1 {
             text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
         }
+        f(line, at + (n - text.len()) as u64, text);
+        at += n as u64;
+    }
+}
+
+fn scan_fasttext(path: &Path, reader: impl BufRead) -> Result<RowScan> {
+    let mut warnings = Warnings {
+        path,
+        list: Vec::new(),
+        more: 0,
+    };
+    let mut labels = LabelNumbers::default();
+    let mut rows = Vec::new();
+    each_line(path, reader, &mut |line, start, text| {
         let (found, text_at) = fasttext_labels(text);
-        let skipped = (n - text.len()) as u64;
         match found.as_slice() {
             [] if text.iter().all(u8::is_ascii_whitespace) => {}
             [] => warnings.add(line, "no __label__ at the start of the line, left out"),
             [one] => {
                 let label = label_text(one);
                 if label.is_empty() {
-                    warnings.add(line, "an empty label (__label__ alone), left out");
-                    continue;
+                    return warnings.add(line, "an empty label (__label__ alone), left out");
                 }
-                let end = start + n as u64;
-                let end = end - trailing_line_break(&buf);
+                let begin = start + text_at as u64;
+                let end = start + text.len() as u64 - trailing_line_break(text);
                 rows.push((
                     RowSpan {
                         line,
-                        start: start + skipped + text_at as u64,
-                        end: end.max(start + skipped + text_at as u64),
+                        start: begin,
+                        end: end.max(begin),
                         format: RowFormat::FastText,
                         label_column: 0,
                         skip: 0,
@@ -434,7 +443,7 @@ fn scan_fasttext(path: &Path, mut reader: impl BufRead) -> Result<RowScan> {
                 ),
             ),
         }
-    }
+    })?;
     let description = format!(
         "read {} as {}: {} rows, {} labels",
         path.display(),
@@ -800,34 +809,17 @@ fn is_id_key(key: &str) -> bool {
 /// the label's and the ids'.
 fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Result<RowScan> {
     // Every non-blank line: its number, span and object (or why it is none), one at a time.
-    let each =
-        |f: &mut dyn FnMut(u64, u64, u64, std::result::Result<JsonObject, String>)| -> Result<()> {
-            let mut reader = input()?;
-            let (mut line, mut at, mut buf) = (0u64, 0u64, Vec::new());
-            loop {
-                buf.clear();
-                let n = reader
-                    .read_until(b'\n', &mut buf)
-                    .map_err(|e| Error::io(path, e))?;
-                if n == 0 {
-                    return Ok(());
-                }
-                line += 1;
-                let start = at;
-                at += n as u64;
-                let text = if line == 1 {
-                    buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&buf)
-                } else {
-                    &buf
-                };
-                if text.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let object = serde_json::from_slice::<JsonObject>(text)
-                    .map_err(|e| format!("not a JSON object ({e}), left out"));
-                f(line, start + (n - text.len()) as u64, at, object);
+    type Object = std::result::Result<JsonObject, String>;
+    let each = |f: &mut dyn FnMut(u64, u64, u64, Object)| -> Result<()> {
+        each_line(path, input()?, &mut |line, start, text| {
+            if text.iter().all(u8::is_ascii_whitespace) {
+                return;
             }
-        };
+            let object = serde_json::from_slice::<JsonObject>(text)
+                .map_err(|e| format!("not a JSON object ({e}), left out"));
+            f(line, start, start + text.len() as u64, object);
+        })
+    };
     // Pass 1: the keys of the first object, and the distinct scalar values of every key.
     let mut order: Vec<String> = Vec::new();
     let mut stats: std::collections::HashMap<String, ColumnStats> = Default::default();
