@@ -714,10 +714,17 @@ fn scan_table<R: Read>(
             }
         }
         if record.len() != width {
+            // A record over several lines that does not fit is most often a quote left open.
+            let last = reader.position().line().saturating_sub(1);
+            let hint = if last > line + 1 {
+                format!(" (it runs to line {last}: a quote left open?)")
+            } else {
+                String::new()
+            };
             warnings.add(
                 line,
                 format!(
-                    "{} fields where the table has {width}, left out",
+                    "{} fields where the table has {width}, left out{hint}",
                     record.len()
                 ),
             );
@@ -1098,6 +1105,21 @@ mod tests {
         assert_eq!(texts(&path, &scan)[0].1, "\"What\" is a caldera?");
         assert_eq!(scan.warnings.len(), 1);
         assert!(scan.warnings[0].contains("q.tsv:4: 3 fields where the table has 2"));
+    }
+
+    #[test]
+    fn a_quote_left_open_is_named_where_it_starts() {
+        let (_d, path) = file(
+            "open.csv",
+            "text,label\nfine,a\n\"open quote,b\nswallowed,a\nand this,b\nlast,a\n",
+        );
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.rows.len(), 1);
+        assert!(
+            scan.warnings[0].contains("open.csv:3: 1 fields where the table has 2, left out (it runs to line 6: a quote left open?)"),
+            "{:?}",
+            scan.warnings
+        );
     }
 
     #[test]
