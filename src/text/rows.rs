@@ -608,7 +608,8 @@ fn scan_table<R: Read>(
         Some(c) => c,
         None => {
             // The column with the fewest distinct values (the first of equals), among those
-            // where some value occurs twice.
+            // with two or more where some value occurs twice (a column of one value, like
+            // sentiment140's NO_QUERY, labels nothing).
             let distinct = |c: usize| {
                 let s = &stats[c];
                 let header_value = usize::from(header);
@@ -620,7 +621,7 @@ fn scan_table<R: Read>(
             };
             let rows = records - usize::from(header);
             let column = (0..width)
-                .filter(|&c| distinct(c) < rows)
+                .filter(|&c| (2..rows).contains(&distinct(c)))
                 .min_by_key(|&c| (distinct(c), c));
             match column {
                 Some(c) => c,
@@ -866,7 +867,7 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
             };
             let fewest = order
                 .iter()
-                .filter(|k| !is_id_key(k) && distinct(k) < records)
+                .filter(|k| !is_id_key(k) && (2..records).contains(&distinct(k)))
                 .min_by_key(|k| distinct(k));
             match fewest {
                 Some(k) => k.clone(),
@@ -1088,6 +1089,22 @@ mod tests {
         );
         assert!(
             scan.describe().contains("no header row"),
+            "{}",
+            scan.describe()
+        );
+    }
+
+    #[test]
+    fn a_column_of_one_value_is_no_label() {
+        // sentiment140: target, id, date, query, user, text; the query is NO_QUERY throughout.
+        let (_d, path) = file(
+            "140.csv",
+            "\"0\",\"1467810369\",\"Mon Apr 06\",\"NO_QUERY\",\"a\",\"sad day\"\n\"4\",\"1467810672\",\"Mon Apr 06\",\"NO_QUERY\",\"b\",\"great day\"\n\"0\",\"1467810917\",\"Tue Apr 07\",\"NO_QUERY\",\"c\",\"awful\"\n",
+        );
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["0", "4"]);
+        assert!(
+            scan.describe().contains("labels from column 1 (2 labels)"),
             "{}",
             scan.describe()
         );
