@@ -660,6 +660,18 @@ fn scan_table<R: Read>(
             first.iter().all(|f| word(f)) && (0..width).any(|c| c != label_column && spaced(c));
         header = once && ((records >= 5 && others_repeat) || names_like);
     }
+    let label_name = if header {
+        format!(
+            "column {} {:?}",
+            label_column + 1,
+            label_text(&first[label_column])
+        )
+    } else {
+        format!("column {}", label_column + 1)
+    };
+    if let Some(why) = scores_not_labels(&stats[label_column], &label_name, header) {
+        return Err(rows_error(path, why));
+    }
     let mut skip = 0u64;
     if header {
         for (c, name) in names.iter().enumerate().take(64) {
@@ -778,6 +790,41 @@ fn scan_table<R: Read>(
     })
 }
 
+/// Labels that are scores: more than [`MAX_SCORE_LABELS`] distinct values, every one a number
+/// and some with a fraction (`2.726315789`, `-0.9`), are a quantity to predict, not classes;
+/// `None` for labels. (`header` leaves the header's own value out of the count.)
+fn scores_not_labels(stats: &ColumnStats, name: &str, header: bool) -> Option<String> {
+    let values: Vec<&Vec<u8>> = stats.counts.keys().collect();
+    let number = |v: &[u8]| std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok());
+    let numbers = values.iter().filter(|v| number(v)).count();
+    let fractions = values
+        .iter()
+        .filter(|v| number(v) && v.iter().any(|&b| b == b'.' || b == b'e' || b == b'E'))
+        .count();
+    let all_numbers = numbers + usize::from(header) >= values.len();
+    if !(all_numbers && fractions > 0 && (numbers > MAX_SCORE_LABELS || stats.many)) {
+        return None;
+    }
+    // The first three in the order of the file would need another pass; the three smallest
+    // as text are as telling, and the same in every run.
+    let mut examples: Vec<String> = values
+        .iter()
+        .filter(|v| number(v))
+        .map(|v| String::from_utf8_lossy(v).trim().to_string())
+        .collect();
+    examples.sort();
+    examples.truncate(3);
+    Some(format!(
+        "the labels would come from {name}, which holds {}{} different numbers ({}, …): a score to predict, not classes; cwtext learns labels, so cut the scores into classes first (e.g. negative and positive)",
+        if stats.many { "more than " } else { "" },
+        numbers,
+        examples.join(", ")
+    ))
+}
+
+/// Distinct numbers with fractions a label column may hold before it counts as a score.
+const MAX_SCORE_LABELS: usize = 20;
+
 /// A stable hash of a JSON key's name, which a [`RowSpan`] of JSON lines carries for its label's
 /// key (the frozen hash of the pipeline, the same in every run).
 pub fn key_hash(key: &str) -> u64 {
@@ -884,6 +931,11 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
             }
         }
     };
+    if let Some(s) = stats.get(&label_key) {
+        if let Some(why) = scores_not_labels(s, &format!("key {label_key:?}"), false) {
+            return Err(rows_error(path, why));
+        }
+    }
     let texts: Vec<&String> = order
         .iter()
         .filter(|k| **k != label_key && !is_id_key(k))
@@ -1092,6 +1144,28 @@ mod tests {
             "{}",
             scan.describe()
         );
+    }
+
+    #[test]
+    fn scores_are_refused_as_labels_and_numbered_classes_are_not() {
+        let mut scored = String::from("id,sentiment,text\n");
+        for i in 0..30 {
+            scored.push_str(&format!("{i},{}.5,text number {i}\n", i % 25));
+        }
+        let (_d, path) = file("scores.csv", &scored);
+        let err = scan(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("column 2 \"sentiment\", which holds 25 different numbers")
+                && err.contains("a score to predict, not classes"),
+            "{err}"
+        );
+        // Star ratings 1 to 5, and 40 numbered classes, are labels.
+        let mut classes = String::from("label\ttext\n");
+        for i in 0..80 {
+            classes.push_str(&format!("{}\ttext number {i}\n", i % 40));
+        }
+        let (_d, path) = file("classes.tsv", &classes);
+        assert_eq!(scan(&path).unwrap().labels.len(), 40);
     }
 
     #[test]
