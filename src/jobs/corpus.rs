@@ -474,11 +474,35 @@ fn scan_rows(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     Ok(corpus)
 }
 
+/// For a folder without label folders: the files of labelled rows at its top, which the user
+/// most likely meant to give as the corpus.
+fn rows_hint(loose: &[PathBuf]) -> String {
+    let mut rows: Vec<&PathBuf> = loose
+        .iter()
+        .filter(|p| crate::text::rows::looks_like_rows(p))
+        .collect();
+    rows.sort();
+    match rows.first() {
+        None => String::new(),
+        Some(first) => format!(
+            "; it holds {} file(s) of labelled rows ({}): give one as the corpus, e.g. {}",
+            rows.len(),
+            rows.iter()
+                .take(3)
+                .map(|p| p.file_name().unwrap_or_default().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(", "),
+            first.display()
+        ),
+    }
+}
+
 /// Reads `root/<label>/**/<file>`: every sub-folder is a label, every file a document, but for
 /// an mbox of two or more messages (compressed or not), whose messages are the documents.
 fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
+    let mut loose = Vec::new();
     let mut corpus = LabelledCorpus {
         root: root.to_path_buf(),
         ..LabelledCorpus::default()
@@ -496,6 +520,7 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
                 "{}: not in a label folder, ignored",
                 path.display()
             ));
+            loose.push(path);
         }
     }
     label_dirs.sort();
@@ -549,8 +574,10 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
     if corpus.files.is_empty() {
         return Err(Error::Corpus {
             path: root.to_path_buf(),
-            message: "no documents found: expected ROOT/<label>/<file> (check --include/--exclude)"
-                .into(),
+            message: format!(
+                "no documents found: expected ROOT/<label>/<file> (check --include/--exclude){}",
+                rows_hint(&loose)
+            ),
         });
     }
     Ok(corpus)

@@ -153,6 +153,19 @@ fn bad_rows_are_named_by_line_and_files_that_are_no_rows_are_refused() {
     std::fs::write(&ids, "1,first text\n2,second text\n3,third text\n").unwrap();
     let out = train(ids.to_str().unwrap(), &model, &[]);
     assert_refused(&out, "no column looks like a label");
+    // A folder that holds a file of rows, not label folders: the file is named.
+    let holder = tmp.path().join("data");
+    std::fs::create_dir(&holder).unwrap();
+    std::fs::copy(
+        fixtures().join("rows/news-train.txt"),
+        holder.join("train.txt"),
+    )
+    .unwrap();
+    let out = train(holder.to_str().unwrap(), &model, &[]);
+    assert_refused(
+        &out,
+        "it holds 1 file(s) of labelled rows (train.txt): give one as the corpus",
+    );
     // Globs that leave the file out.
     let out = train("rows/news-train.txt", &model, &["--include", "train-*"]);
     assert_refused(&out, "a file of rows that --include/--exclude leave out");
