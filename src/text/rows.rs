@@ -726,7 +726,11 @@ fn scan_table<R: Read>(
                 continue;
             }
         }
-        if record.len() != width {
+        // A row with more fields than the table, whose label comes before its last column, has
+        // tabs or unquoted commas in its text (`spam,Free entry, call now`): the extra fields
+        // are text too. With the label last they would move it, and the row is left out.
+        let text_spilled = record.len() > width && label_column + 1 < width;
+        if record.len() != width && !text_spilled {
             // A record over several lines that does not fit is most often a quote left open.
             let last = reader.position().line().saturating_sub(1);
             let hint = if last > line + 1 {
@@ -1196,6 +1200,29 @@ mod tests {
         assert_eq!(texts(&path, &scan)[0].1, "\"What\" is a caldera?");
         assert_eq!(scan.warnings.len(), 1);
         assert!(scan.warnings[0].contains("q.tsv:4: 3 fields where the table has 2"));
+    }
+
+    #[test]
+    fn commas_and_tabs_in_a_text_after_the_label_stay_text() {
+        let (_d, path) = file(
+            "sms.csv",
+            "label,text\nspam,Free entry, call now\nham,see you\nspam,Win cash\nham,ok, ok, fine\n",
+        );
+        let scan = scan(&path).unwrap();
+        assert!(scan.warnings.is_empty(), "{:?}", scan.warnings);
+        assert_eq!(
+            texts(&path, &scan)[0],
+            ("spam".into(), "Free entry\n call now".into())
+        );
+        assert_eq!(texts(&path, &scan)[3].1, "ok\n ok\n fine");
+        // With the label last, a comma in the text would move it: that row is left out.
+        let (_d, path) = file(
+            "last.csv",
+            "text,label\nFree entry, call now,spam\nsee you,ham\nWin cash,spam\n",
+        );
+        let scan = super::scan(&path).unwrap();
+        assert_eq!(scan.rows.len(), 2);
+        assert!(scan.warnings[0].contains("last.csv:2: 3 fields where the table has 2"));
     }
 
     #[test]
