@@ -2,26 +2,30 @@
 //! it, one labelled example per line (`train.txt`, `reviews.csv`), read as documents without
 //! being cut into a folder per label.
 //!
-//! Three formats, told apart by the file's name and its first line ([`sniff`]):
+//! Four formats, told apart by the file's name and its first line ([`sniff`], `format_of`):
 //! * **fastText**: `__label__LABEL text…`, the label tokens first (as `fasttext supervised`
 //!   reads them); a line with two labels is left out with a warning (cwtext learns one label per
 //!   document);
 //! * **tab-separated** (`.tsv`, `.tab`, or a first line with a tab): fields split at every tab,
 //!   no quoting (IANA's text/tab-separated-values);
 //! * **comma-separated** (`.csv`, or a first line with a comma): RFC 4180, quoted fields with
-//!   commas, quotes and line breaks inside.
+//!   commas, quotes and line breaks inside; with semicolons instead when the first line has more
+//!   of them outside quotes (a spreadsheet's CSV where the comma is the decimal mark);
+//! * **JSON lines** (`.jsonl`, `.ndjson`, or a first line that is a JSON object): the label is a
+//!   key's value, the text the other string values.
 //!
-//! For the two tables [`scan`] decides which column is the label: the one a header row names
+//! For the tables [`scan`] decides which column is the label: the one a header row names
 //! `label`, `class`, `category`, `sentiment`… (a first row with such a name is a header), else
-//! the column with the fewest distinct values (`3,"Wall St. Bears…","Reuters - …"` of AG News:
-//! the first). Every other column is the text, joined by line breaks (a title, then a
-//! description), but for those a header names `id`, `index` or leaves unnamed (the row numbers
-//! pandas writes). What it decided is said in one line ([`RowScan::describe`]).
+//! the column with the fewest distinct values, two at least (`3,"Wall St. Bears…","Reuters - …"`
+//! of AG News: the first); a column of scores is refused. Every other column is the text,
+//! joined by line breaks (a title, then a description), but for those a header names `id`,
+//! `index` or leaves unnamed (the row numbers pandas writes). What it decided is said in one
+//! line ([`RowScan::describe`]).
 //!
 //! A document is a [`RowSpan`]: the record's line and bytes in the file, read again only when it
-//! is featurised ([`text_of`]), like an mbox message. The csv crate parses both tables (the
-//! quoting, the record positions): hand-written only is the fastText line, which is a split at
-//! white space.
+//! is featurised ([`text_of`]), like an mbox message. The csv crate parses the tables (the
+//! quoting, the record positions) and serde_json the JSON lines: hand-written only is the
+//! fastText line, which is a split at white space.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
