@@ -191,32 +191,49 @@ pub fn looks_like_rows(path: &Path) -> bool {
 /// The format of the rows in `path`, by its name (`.csv`, `.tsv`, `.tab`) or its first line
 /// (`__label__`, else a tab, else a comma); `None` for a file that looks like none of them.
 pub fn sniff(path: &Path) -> Result<Option<RowFormat>> {
+    match sniff_name(path) {
+        Some(format) => Ok(Some(format)),
+        None => Ok(sniff_line(&first_line(path)?)),
+    }
+}
+
+/// The format a file's name says (`.csv`, `.tsv`, `.tab`, `.jsonl`, `.ndjson`), if any.
+fn sniff_name(path: &Path) -> Option<RowFormat> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
     if name.ends_with(".csv") {
-        return Ok(Some(RowFormat::Csv));
+        Some(RowFormat::Csv)
+    } else if name.ends_with(".tsv") || name.ends_with(".tab") {
+        Some(RowFormat::Tsv)
+    } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+        Some(RowFormat::JsonLines)
+    } else {
+        None
     }
-    if name.ends_with(".tsv") || name.ends_with(".tab") {
-        return Ok(Some(RowFormat::Tsv));
-    }
-    if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        return Ok(Some(RowFormat::JsonLines));
-    }
+}
+
+/// The first line of `path` (at most 64 KiB of it), line break included.
+fn first_line(path: &Path) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut first = Vec::new();
     BufReader::new(file.take(64 << 10))
         .read_until(b'\n', &mut first)
         .map_err(|e| Error::io(path, e))?;
-    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&first);
-    Ok(if first.starts_with(FASTTEXT_LABEL.as_bytes()) {
+    Ok(first)
+}
+
+/// [`sniff`]'s judgement of a first line: fastText, a JSON object, or neither.
+fn sniff_line(first: &[u8]) -> Option<RowFormat> {
+    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
+    if first.starts_with(FASTTEXT_LABEL.as_bytes()) {
         Some(RowFormat::FastText)
     } else if serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok() {
         Some(RowFormat::JsonLines)
     } else {
         None
-    })
+    }
 }
 
 /// The format a file that `looks_like_rows` or was named as rows is read in: [`sniff`], else by
@@ -239,7 +256,8 @@ fn format_of(path: &Path, first_line: &[u8]) -> Result<RowFormat> {
             RowFormat::Csv
         }
     };
-    match sniff(path)? {
+    // The line in hand, not the file read again.
+    match sniff_name(path).or_else(|| sniff_line(first_line)) {
         Some(RowFormat::Csv) => return Ok(separators(first_line)),
         Some(format) => return Ok(format),
         None => {}
@@ -327,11 +345,7 @@ impl LabelNumbers {
 /// a warning naming the line; a file with no labelled row, or whose columns none looks like a
 /// label, is refused.
 pub fn scan(path: &Path) -> Result<RowScan> {
-    let mut head = Vec::new();
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    BufReader::new(file.take(64 << 10))
-        .read_until(b'\n', &mut head)
-        .map_err(|e| Error::io(path, e))?;
+    let head = first_line(path)?;
     if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
         return Err(rows_error(
             path,

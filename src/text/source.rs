@@ -215,34 +215,21 @@ impl Source {
                     .map_err(io)?;
             }
             Kind::Mbox(span) => {
-                file.seek(SeekFrom::Start(span.start)).map_err(io)?;
                 let len = (span.end - span.start).min(max as u64 + 1);
-                file.take(len).read_to_end(&mut bytes).map_err(io)?;
-                if (bytes.len() as u64) < len {
-                    // The file shrank since it was scanned (a mail program rewrote it).
-                    return Err(io(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "the mbox ends at byte {} inside this message (changed since it was scanned?)",
-                            span.start + bytes.len() as u64
-                        ),
-                    )));
-                }
+                bytes = read_range(
+                    &mut file,
+                    span.start,
+                    len,
+                    "the mbox",
+                    "inside this message",
+                )
+                .map_err(io)?;
                 bytes = mbox::unquote(&bytes).into_owned();
             }
             Kind::Row(span) => {
-                file.seek(SeekFrom::Start(span.start)).map_err(io)?;
                 let len = span.end.saturating_sub(span.start);
-                file.take(len).read_to_end(&mut bytes).map_err(io)?;
-                if (bytes.len() as u64) < len {
-                    return Err(io(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        format!(
-                            "the file ends at byte {} inside this row (changed since it was read?)",
-                            span.start + bytes.len() as u64
-                        ),
-                    )));
-                }
+                bytes = read_range(&mut file, span.start, len, "the file", "inside this row")
+                    .map_err(io)?;
                 bytes = rows::text_of(&span, &bytes).map_err(|message| {
                     io(std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
@@ -278,6 +265,30 @@ impl Source {
         let bytes = self.read_bytes(limits.max_bytes)?;
         document_from_bytes(&bytes, &self.name(), limits)
     }
+}
+
+/// `len` bytes of `file` from `start`; fewer is an error saying where `what` ended `inside`
+/// (the file shrank since it was scanned: a mail program rewrote it, a row file was edited).
+fn read_range(
+    file: &mut std::fs::File,
+    start: u64,
+    len: u64,
+    what: &str,
+    inside: &str,
+) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(len).read_to_end(&mut bytes)?;
+    if (bytes.len() as u64) < len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!(
+                "{what} ends at byte {} {inside} (changed since it was scanned?)",
+                start + bytes.len() as u64
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// What the compressed mbox at `path` holds, decompressed once per thread and kept for the
