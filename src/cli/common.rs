@@ -260,7 +260,8 @@ pub struct FilterArgs {
     pub exclude: Vec<String>,
     /// How the directory is laid out: a folder per label with a file per document, a Maildir or
     /// Maildir++ store, a directory of mbox files (one per label, Thunderbird's Name.sbd/
-    /// nesting included) or MH folders; or, given a file, one file of labelled rows
+    /// nesting included) or MH folders; lines: a file per label with a line per document
+    /// (rt-polarity.pos, rt-polarity.neg); or, given a file, one file of labelled rows
     /// (`__label__LABEL text` lines as fastText reads them, .tsv or .csv with a label column).
     /// auto tells them apart by the top level.
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
@@ -285,6 +286,7 @@ pub enum LayoutArg {
     Mbox,
     Mh,
     Rows,
+    Lines,
 }
 
 impl FilterArgs {
@@ -301,6 +303,7 @@ impl FilterArgs {
             LayoutArg::Mbox => Some(Layout::Mbox),
             LayoutArg::Mh => Some(Layout::Mh),
             LayoutArg::Rows => Some(Layout::Rows),
+            LayoutArg::Lines => Some(Layout::Lines),
         }
     }
 

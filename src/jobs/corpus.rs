@@ -240,6 +240,7 @@ pub fn scan_corpus(
     let mut corpus = match layout {
         Layout::Files => scan_label_folders(root, filter)?,
         Layout::Rows => scan_rows(root, filter)?,
+        Layout::Lines => scan_line_files(root, filter)?,
         _ => scan_store(root, layout, filter, options)?,
     };
     if layout == Layout::Files && options.inbox_label.is_some() {
@@ -305,7 +306,8 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
             .zip(&counts)
             .map(|(l, n)| format!("{l:?} ({n} documents)"))
             .collect();
-        let inbox_hint = if layout != Layout::Files && options.inbox_label.is_none() {
+        let store = matches!(layout, Layout::Maildir | Layout::Mbox | Layout::Mh);
+        let inbox_hint = if store && options.inbox_label.is_none() {
             "; the inbox is left out unless --inbox-label NAME names it"
         } else {
             ""
@@ -474,8 +476,88 @@ fn scan_rows(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     Ok(corpus)
 }
 
+/// Reads a folder of a file per label with a line per document ([`crate::text::line_files`]):
+/// the files at its top that the globs accept (notices such as a README left out, with a
+/// warning), each line a document, the labels from the file names, sorted.
+fn scan_line_files(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
+    let refuse = |message: String| Error::Corpus {
+        path: root.to_path_buf(),
+        message,
+    };
+    if !root.is_dir() {
+        return Err(refuse(format!(
+            "not a directory, read with --layout lines: expected {}",
+            Layout::Lines.expected()
+        )));
+    }
+    let mut corpus = LabelledCorpus {
+        root: root.to_path_buf(),
+        ..LabelledCorpus::default()
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(root).map_err(|e| Error::io(root, e))? {
+        let entry = entry.map_err(|e| Error::io(root, e))?;
+        let path = entry.path();
+        if is_hidden(&entry.file_name()) || !filter.accepts(&path) {
+            continue;
+        }
+        if path.is_dir() {
+            corpus.warnings.push(format!(
+                "{}: a folder, read with --layout lines (a file per label): ignored",
+                path.display()
+            ));
+        } else if crate::text::line_files::is_notice(&path) {
+            corpus.warnings.push(format!(
+                "{}: a notice (README, LICENSE), not a label: left out",
+                path.display()
+            ));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    let names = crate::text::line_files::label_names(&files);
+    let mut labelled: Vec<(String, PathBuf)> = names.into_iter().zip(files).collect();
+    labelled.sort();
+    let mut counts = Vec::new();
+    for (label, path) in labelled {
+        let spans = crate::text::line_files::scan(&path)?;
+        if spans.is_empty() {
+            corpus.warnings.push(format!(
+                "{}: no lines, label {label:?} ignored",
+                path.display()
+            ));
+            continue;
+        }
+        let index = corpus.labels.len();
+        counts.push(format!(
+            "{label} ({} lines of {})",
+            spans.len(),
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        corpus.labels.push(label);
+        for span in spans {
+            corpus.files.push(Source::row(&path, span), index)?;
+        }
+    }
+    corpus.files.seal()?;
+    if corpus.files.is_empty() {
+        return Err(refuse(format!(
+            "no lines found, read as {}: expected {} (check --include/--exclude)",
+            Layout::Lines,
+            Layout::Lines.expected()
+        )));
+    }
+    corpus.notes.push(format!(
+        "read {} as a file per label, a line per document: {}",
+        root.display(),
+        counts.join(", ")
+    ));
+    Ok(corpus)
+}
+
 /// For a folder without label folders: the files of labelled rows at its top, which the user
-/// most likely meant to give as the corpus.
+/// most likely meant to give as the corpus, or else the layout of a file per label.
 fn rows_hint(loose: &[PathBuf]) -> String {
     let mut rows: Vec<&PathBuf> = loose
         .iter()
@@ -483,7 +565,11 @@ fn rows_hint(loose: &[PathBuf]) -> String {
         .collect();
     rows.sort();
     match rows.first() {
-        None => String::new(),
+        None if loose.is_empty() => String::new(),
+        None => format!(
+            "; it holds {} file(s) and no label folder: if each file holds one label's documents a line each, say --layout lines",
+            loose.len()
+        ),
         Some(first) => format!(
             "; it holds {} file(s) of labelled rows ({}): give one as the corpus, e.g. {}",
             rows.len(),

@@ -192,7 +192,7 @@ impl Destination {
                         root.display()
                     )))
                 }
-                Layout::Files | Layout::Rows => None,
+                Layout::Files | Layout::Rows | Layout::Lines => None,
             }
         } else {
             None

@@ -143,7 +143,7 @@ pub fn label_dir<E: From<Error>>(
     // A file that is no mbox is one document to label, as it always was (rows are read as
     // documents by the commands that take a labelled corpus).
     let layout = match settings.layout.unwrap_or_else(|| mailbox::detect(dir)) {
-        Layout::Rows => Layout::Files,
+        Layout::Rows | Layout::Lines => Layout::Files,
         layout => layout,
     };
     if layout == Layout::Mbox && matches!(settings.route, Some((_, RouteMode::Move))) {

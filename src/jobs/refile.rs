@@ -251,7 +251,7 @@ fn find_messages(
     std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     // A file that is no mbox is a file, not rows: refiling looks for messages.
     let layout = match settings.layout.unwrap_or_else(|| mailbox::detect(root)) {
-        Layout::Rows => Layout::Files,
+        Layout::Rows | Layout::Lines => Layout::Files,
         layout => layout,
     };
     let from_mbox = layout == Layout::Mbox;
@@ -288,7 +288,7 @@ fn find_messages(
         Layout::Files => Some(DestLayout::Files),
         Layout::Maildir => Some(DestLayout::Maildir),
         Layout::Mbox => Some(DestLayout::Mbox),
-        Layout::Mh | Layout::Rows => None,
+        Layout::Mh | Layout::Rows | Layout::Lines => None,
     };
     let mut by_path: HashMap<PathBuf, String> = HashMap::new();
     if let Some(Ok((dest, _))) = dest_layout.map(|l| Destination::inspect(root, Some(l))) {

@@ -7,13 +7,15 @@
 //! [`featurize`] runs a pipeline on a file or document, the step training and inference share;
 //! [`source`] says where a document's bytes are (a file, or one message of an mbox), and
 //! [`mailbox`] reads mail stores (Maildir, mbox, MH) as folders of such documents; [`rows`]
-//! reads one file of labelled rows (fastText lines, TSV, CSV) as documents.
+//! reads one file of labelled rows (fastText lines, TSV, CSV) as documents, [`line_files`] a
+//! folder of a file per label with a line per document.
 //!
 //! **May use:** the crate root's foundation ([`crate::error`], [`crate::features`],
 //! [`crate::progress`]) and nothing else of the crate: no learner, model or job.
 
 pub mod featurize;
 pub mod input;
+pub mod line_files;
 pub mod mailbox;
 pub mod pipeline;
 pub mod rows;

@@ -50,6 +50,8 @@ pub enum RowFormat {
     /// JSON Lines: an object per line (`{"text": "…", "label": 1}`, as a Hugging Face dataset's
     /// `to_json` writes it).
     JsonLines,
+    /// A whole line of a file whose name is the label ([`crate::text::line_files`]).
+    Lines,
 }
 
 impl RowFormat {
@@ -61,6 +63,7 @@ impl RowFormat {
             RowFormat::Csv => "comma-separated rows",
             RowFormat::Semicolon => "semicolon-separated rows",
             RowFormat::JsonLines => "JSON lines",
+            RowFormat::Lines => "a file per label, a line per document",
         }
     }
 
@@ -72,6 +75,7 @@ impl RowFormat {
             RowFormat::Csv => 2,
             RowFormat::Semicolon => 3,
             RowFormat::JsonLines => 4,
+            RowFormat::Lines => 5,
         }
     }
 
@@ -83,6 +87,7 @@ impl RowFormat {
             2 => Some(RowFormat::Csv),
             3 => Some(RowFormat::Semicolon),
             4 => Some(RowFormat::JsonLines),
+            5 => Some(RowFormat::Lines),
             _ => None,
         }
     }
@@ -186,6 +191,22 @@ const DISTINCT_CAP: usize = 4096;
 /// or a first line that starts with `__label__`.
 pub fn looks_like_rows(path: &Path) -> bool {
     sniff(path).is_ok_and(|f| f.is_some())
+}
+
+/// Whether the first 64 KiB of `path` (`head`, whole lines) are labelled rows: its name or
+/// first line says so ([`sniff`]), or read as a table, one of its columns is a label that
+/// repeats (at most half as many labels as rows). Lines of text with commas or tabs in them
+/// (`simplistic , silly and tedious .`) have no such column.
+pub fn head_has_labels(path: &Path, head: &[u8]) -> bool {
+    let first = head.split_inclusive(|&b| b == b'\n').next().unwrap_or(head);
+    if sniff_name(path).is_some() || sniff_line(first).is_some() {
+        return true;
+    }
+    let Ok(format) = format_of(path, first) else {
+        return false;
+    };
+    scan_bytes(head, path, format)
+        .is_ok_and(|scan| scan.labels.len() >= 2 && scan.labels.len() * 2 <= scan.rows.len())
 }
 
 /// The format of the rows in `path`, by its name (`.csv`, `.tsv`, `.tab`) or its first line
@@ -397,7 +418,7 @@ fn refuse_empty(path: &Path, format: RowFormat, scan: RowScan) -> Result<RowScan
 /// fastText lines: the leading `__label__` tokens are the label, the rest of the line the text.
 /// Hands every line of `reader` to `f`: its number (from 1), the byte where it starts (after
 /// a byte-order mark on the first), and the line without the mark, line break included.
-fn each_line(
+pub(crate) fn each_line(
     path: &Path,
     mut reader: impl BufRead,
     f: &mut dyn FnMut(u64, u64, &[u8]),
@@ -1045,7 +1066,7 @@ fn is_blank(record: &csv::ByteRecord) -> bool {
 /// breaks.
 pub fn text_of(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
     match span.format {
-        RowFormat::FastText => return Ok(bytes.to_vec()),
+        RowFormat::FastText | RowFormat::Lines => return Ok(bytes.to_vec()),
         RowFormat::JsonLines => return json_text(span, bytes),
         _ => {}
     }

@@ -26,6 +26,8 @@ mod label_shift;
 mod layers;
 mod learners;
 #[cfg(feature = "cli")]
+mod lines;
+#[cfg(feature = "cli")]
 mod mailbox;
 mod model_compat;
 mod reproduce;

@@ -64,6 +64,19 @@ pub fn looks_like_email(bytes: &[u8]) -> bool {
     false
 }
 
+/// True when the bytes start like a mail message: an mbox `From ` line, or a header field
+/// that only mail has (`Subject: …`, `Received: …`), as a message of one header starts.
+pub fn starts_like_email(bytes: &[u8]) -> bool {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+    if first.starts_with(b"From ") {
+        return true;
+    }
+    first.iter().position(|&b| b == b':').is_some_and(|colon| {
+        let name = String::from_utf8_lossy(&first[..colon]).to_ascii_lowercase();
+        MAIL_HEADERS.contains(&name.as_str())
+    })
+}
+
 /// Parses a message; `None` when mail-parser cannot make one of it. Text parts nested deeper
 /// than `max_depth` multipart levels are left out and counted in
 /// [`Document::skipped_deep_parts`]; mail-parser builds the tree iteratively, so parsing stays

@@ -19,6 +19,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::text::line_files;
 use crate::text::source::Source;
 
 /// How a corpus directory is laid out.
@@ -36,6 +37,9 @@ pub enum Layout {
     /// One file of labelled rows (fastText lines, TSV, CSV; [`crate::text::rows`]), each row a
     /// document.
     Rows,
+    /// A file per label with a line per document ([`crate::text::line_files`]:
+    /// `rt-polarity.pos`, `rt-polarity.neg`).
+    Lines,
 }
 
 impl Layout {
@@ -53,6 +57,9 @@ impl Layout {
             Layout::Rows => {
                 "one file of labelled rows: `__label__LABEL text` lines (fastText), LABEL<tab>TEXT, or CSV with a label column"
             }
+            Layout::Lines => {
+                "a file per label with a line per document, ROOT/<label>.txt (rt-polarity.pos, rt-polarity.neg)"
+            }
         }
     }
 }
@@ -65,6 +72,7 @@ impl fmt::Display for Layout {
             Layout::Mbox => "mbox",
             Layout::Mh => "mh",
             Layout::Rows => "rows",
+            Layout::Lines => "lines",
         })
     }
 }
@@ -80,6 +88,9 @@ impl fmt::Display for Layout {
 ///   be left out). Nested mutt folders need `--layout mbox`;
 /// * **mh** when a directory right below the root has a `.mh_sequences` file (MH folders
 ///   without one read the same as files, except for nesting);
+/// * **lines** when it holds only files, two or more (notices such as a README aside), at
+///   most [`line_files::MAX_LABEL_FILES`], each a label's documents a line each
+///   ([`line_files::is_document_lines`]: text, not mail, not labelled rows);
 /// * **files** otherwise.
 pub fn detect(root: &Path) -> Layout {
     if root.is_file() {
@@ -140,7 +151,11 @@ pub fn detect(root: &Path) -> Layout {
         if mbox::looks_like_mbox(f) {
             any = true;
         } else if std::fs::metadata(f).is_ok_and(|m| m.len() > 0) {
-            return Layout::Files;
+            return if is_line_files(&files) {
+                Layout::Lines
+            } else {
+                Layout::Files
+            };
         }
     }
     if any {
@@ -148,6 +163,13 @@ pub fn detect(root: &Path) -> Layout {
     } else {
         Layout::Files
     }
+}
+
+/// Whether the files at a folder's top are a file per label with a line per document.
+fn is_line_files(files: &[PathBuf]) -> bool {
+    let labels: Vec<&PathBuf> = files.iter().filter(|f| !line_files::is_notice(f)).collect();
+    (2..=line_files::MAX_LABEL_FILES).contains(&labels.len())
+        && labels.iter().all(|f| line_files::is_document_lines(f))
 }
 
 /// One folder of a store.
@@ -196,7 +218,7 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
     std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
     let mut store = Store::default();
     let folders = match layout {
-        Layout::Files | Layout::Rows => {
+        Layout::Files | Layout::Rows | Layout::Lines => {
             return Err(Error::InvalidSetting(format!(
                 "{}: read as {layout}, which is no mail store (give a Maildir, mbox or MH store)",
                 root.display()
@@ -399,6 +421,32 @@ mod tests {
             Layout::Mbox,
             "Thunderbird's files beside its mboxes"
         );
+        // Files of sentences, a label each (a README beside them is no label).
+        touch(
+            &d("lines"),
+            "rt-polarity.neg",
+            "too slow .\nsimplistic , silly and tedious .\n",
+        );
+        touch(
+            &d("lines"),
+            "rt-polarity.pos",
+            "a gem .\nfunny , warm and wise .\n",
+        );
+        touch(
+            &d("lines"),
+            "README.txt",
+            "Sentence polarity dataset v1.0\n\nLines: 2\n",
+        );
+        assert_eq!(detect(&d("lines")), Layout::Lines);
+        // One file of lines is no choice of labels; files of labelled rows are rows.
+        std::fs::remove_file(d("lines/rt-polarity.pos")).unwrap();
+        assert_eq!(detect(&d("lines")), Layout::Files);
+        touch(
+            &d("lines"),
+            "test.txt",
+            "__label__pos a gem .\n__label__neg bad .\n",
+        );
+        assert_eq!(detect(&d("lines")), Layout::Files);
         // A file that is no mbox is rows, which say what they expected when it is not.
         assert_eq!(detect(&d("files/ham/1.eml")), Layout::Rows);
     }
