@@ -572,6 +572,65 @@ struct ColumnStats {
     many: bool,
 }
 
+/// A column's values with the label of their rows, to tell a copy of the label from text: the
+/// `label_text` beside `label` of a Hugging Face dataset, TREC's fine label beside its coarse
+/// one, the US airline tweets' `negativereason` (given for negative tweets only). Read as text,
+/// such a column gave the label away: every document of the training and test rows held it,
+/// and none that `classify` is given does.
+#[derive(Default)]
+struct LabelCopy {
+    /// Each non-blank value and the label it came with.
+    label_of: std::collections::HashMap<Vec<u8>, usize>,
+    /// Rows with a non-blank value.
+    filled: usize,
+    /// A value seen with two labels, or more values than [`DISTINCT_CAP`]: text.
+    mixed: bool,
+}
+
+impl LabelCopy {
+    fn see(&mut self, value: &[u8], label: usize) {
+        if self.mixed {
+            return;
+        }
+        let value = value.trim_ascii();
+        if value.is_empty() {
+            return;
+        }
+        self.filled += 1;
+        match self.label_of.get(value) {
+            Some(&l) if l != label => self.mixed = true,
+            Some(_) => {}
+            None if self.label_of.len() >= DISTINCT_CAP => self.mixed = true,
+            None => {
+                self.label_of.insert(value.to_vec(), label);
+            }
+        }
+    }
+
+    /// Whether the column copies the label, among `rows` rows of `labels` labels: every value
+    /// goes with one label, values repeat (at most half as many as the rows that have one), and
+    /// a tenth of the rows or more have one.
+    fn is_copy(&self, rows: usize, labels: usize) -> bool {
+        labels >= 2
+            && !self.mixed
+            && self.filled > 0
+            && 10 * self.filled >= rows
+            && 2 * self.label_of.len() <= self.filled
+    }
+}
+
+/// What a description says of the columns or keys left out as copies of the label.
+fn copies_said(names: &[String]) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; {} left out: each of {} values goes with one label (a copy of the label, not text)",
+        names.join(" and "),
+        if names.len() == 1 { "its" } else { "their" }
+    )
+}
+
 /// A table: the first pass finds its width, header and label column, the second its rows.
 fn scan_table<R: Read>(
     path: &Path,
@@ -714,7 +773,7 @@ fn scan_table<R: Read>(
     let mut skip = 0u64;
     if header {
         for (c, name) in names.iter().enumerate().take(64) {
-            if c != label_column && ID_NAMES.contains(&name.as_str()) {
+            if c != label_column && is_id_key(name) {
                 skip |= 1 << c;
             }
         }
@@ -741,6 +800,11 @@ fn scan_table<R: Read>(
     };
     let mut labels = LabelNumbers::default();
     let mut rows = Vec::new();
+    let mut copies: Vec<(usize, LabelCopy)> = text_columns
+        .iter()
+        .filter(|&&c| c < 64)
+        .map(|&c| (c, LabelCopy::default()))
+        .collect();
     let mut seen_first = false;
     let label_column16 = u16::try_from(label_column).map_err(|_| {
         rows_error(
@@ -791,6 +855,10 @@ fn scan_table<R: Read>(
             warnings.add(line, "an empty label, left out");
             continue;
         }
+        let number = labels.number(label);
+        for (c, copy) in &mut copies {
+            copy.see(record.get(*c).unwrap_or_default(), number);
+        }
         rows.push((
             RowSpan {
                 line,
@@ -800,9 +868,30 @@ fn scan_table<R: Read>(
                 label_column: label_column16,
                 skip,
             },
-            labels.number(label),
+            number,
         ));
     }
+    // Copies of the label are no text, unless no text would be left.
+    let copied: Vec<usize> = copies
+        .iter()
+        .filter(|(_, copy)| copy.is_copy(rows.len(), labels.names.len()))
+        .map(|(c, _)| *c)
+        .collect();
+    let copied = if copied.len() < text_columns.len() {
+        copied
+    } else {
+        Vec::new()
+    };
+    if !copied.is_empty() {
+        let more = copied.iter().fold(0u64, |m, c| m | 1 << c);
+        for (span, _) in &mut rows {
+            span.skip |= more;
+        }
+    }
+    let text_columns: Vec<usize> = text_columns
+        .into_iter()
+        .filter(|c| !copied.contains(c))
+        .collect();
     let column_name = |c: usize| {
         if header {
             format!("column {} {:?}", c + 1, label_text(&first[c]))
@@ -811,8 +900,9 @@ fn scan_table<R: Read>(
         }
     };
     let texts: Vec<String> = text_columns.iter().map(|&c| column_name(c)).collect();
+    let copied: Vec<String> = copied.iter().map(|&c| column_name(c)).collect();
     let description = format!(
-        "read {} as {}: {} rows, labels from {} ({} labels), text from {}{}",
+        "read {} as {}: {} rows, labels from {} ({} labels), text from {}{}{}",
         path.display(),
         format.name(),
         rows.len(),
@@ -823,7 +913,8 @@ fn scan_table<R: Read>(
             "; line 1 is a header"
         } else {
             "; no header row"
-        }
+        },
+        copies_said(&copied)
     );
     Ok(RowScan {
         labels: labels.names,
@@ -897,9 +988,11 @@ fn json_label(value: &serde_json::Value) -> std::result::Result<String, String> 
     }
 }
 
-/// Whether a key names row numbers, not text.
+/// Whether a key or header names row numbers or other ids, not text: [`ID_NAMES`], or a name
+/// ending in `_id` (`tweet_id`, `review_id`).
 fn is_id_key(key: &str) -> bool {
-    ID_NAMES.contains(&key.to_lowercase().as_str())
+    let key = key.to_lowercase();
+    ID_NAMES.contains(&key.as_str()) || key.ends_with("_id")
 }
 
 /// JSON lines: the first pass finds the label's key (one a label name names, else the scalar
@@ -992,6 +1085,7 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
     let mut labels = LabelNumbers::default();
     let mut rows = Vec::new();
     let hash = key_hash(&label_key);
+    let mut copies: std::collections::BTreeMap<String, LabelCopy> = Default::default();
     each(&mut |line, start, end, object| {
         let object = match object {
             Ok(o) => o,
@@ -1003,6 +1097,17 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
             Some(Ok(l)) if l.is_empty() => return warnings.add(line, "an empty label, left out"),
             Some(Ok(l)) => l,
         };
+        let number = labels.number(label);
+        for (key, value) in &object {
+            if let serde_json::Value::String(s) = value {
+                if *key != label_key && !is_id_key(key) {
+                    copies
+                        .entry(key.clone())
+                        .or_default()
+                        .see(s.as_bytes(), number);
+                }
+            }
+        }
         rows.push((
             RowSpan {
                 line,
@@ -1012,12 +1117,36 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
                 label_column: 0,
                 skip: hash,
             },
-            labels.number(label),
+            number,
         ));
     })?;
+    // Copies of the label are no text (unless no text would be left): the label's key and
+    // theirs become bits of a mask ([`JSON_KEY_MASK`]), when no other key shares a bit.
+    let copied: Vec<&String> = copies
+        .iter()
+        .filter(|(_, copy)| copy.is_copy(rows.len(), labels.names.len()))
+        .map(|(k, _)| k)
+        .collect();
+    let bit = |k: &str| 1u64 << (key_hash(k) % 64);
+    let mask = copied.iter().fold(bit(&label_key), |m, k| m | bit(k));
+    let clash = stats
+        .keys()
+        .chain(copies.keys())
+        .any(|k| *k != label_key && !copied.contains(&k) && mask & bit(k) != 0);
+    let copied = if copied.is_empty() || clash || copied.len() >= copies.len() {
+        Vec::new()
+    } else {
+        for (span, _) in &mut rows {
+            span.label_column = JSON_KEY_MASK;
+            span.skip = mask;
+        }
+        copied
+    };
+    let texts: Vec<&String> = texts.into_iter().filter(|k| !copied.contains(k)).collect();
     let quoted: Vec<String> = texts.iter().map(|k| format!("{k:?}")).collect();
+    let copied: Vec<String> = copied.iter().map(|k| format!("{k:?}")).collect();
     let description = format!(
-        "read {} as JSON lines: {} rows, labels from {label_key:?} ({} labels), text from {}",
+        "read {} as JSON lines: {} rows, labels from {label_key:?} ({} labels), text from {}{}",
         path.display(),
         rows.len(),
         labels.names.len(),
@@ -1025,7 +1154,8 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
             "the other string values".to_string()
         } else {
             quoted.join(" and ")
-        }
+        },
+        copies_said(&copied)
     );
     Ok(RowScan {
         labels: labels.names,
@@ -1035,17 +1165,28 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
     })
 }
 
-/// The text of a JSON line: its string values but the label's ([`RowSpan::skip`]) and the ids',
-/// in the object's order, joined by line breaks.
+/// [`RowSpan::label_column`] of a JSON line whose [`RowSpan::skip`] is a mask of the keys left
+/// out (the label's and its copies', bit `key_hash % 64` each), not the label key's hash.
+const JSON_KEY_MASK: u16 = 1;
+
+/// The text of a JSON line: its string values but the label's ([`RowSpan::skip`]), its copies'
+/// and the ids', in the object's order, joined by line breaks.
 fn json_text(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let object: JsonObject =
         serde_json::from_slice(bytes).map_err(|e| format!("not a JSON object ({e})"))?;
+    let left_out = |key: &str| {
+        if span.label_column == JSON_KEY_MASK {
+            span.skip & (1 << (key_hash(key) % 64)) != 0
+        } else {
+            key_hash(key) == span.skip
+        }
+    };
     let mut text = Vec::new();
     for (key, value) in &object {
         let serde_json::Value::String(s) = value else {
             continue;
         };
-        if key_hash(key) == span.skip || is_id_key(key) {
+        if left_out(key) || is_id_key(key) {
             continue;
         }
         if !text.is_empty() {
@@ -1353,6 +1494,66 @@ mod tests {
         let scan = super::scan(&path).unwrap();
         assert_eq!(scan.labels, ["5", "1"]);
         assert_eq!(texts(&path, &scan)[0].1, "good one\nu1");
+    }
+
+    #[test]
+    fn copies_of_the_label_are_no_text() {
+        // A Hugging Face dataset exported as SetFit's are: `label` and its name `label_text`.
+        // Read as text, the name gave the label away to every training and test row.
+        let rows: String = (0..8)
+            .map(|i| {
+                let (label, name) = [(0, "negative"), (1, "positive")][i % 2];
+                format!("review number {i},{label},{name}\n")
+            })
+            .collect();
+        let (_d, path) = file("setfit.csv", &format!("text,label,label_text\n{rows}"));
+        let scan = scan(&path).unwrap();
+        assert_eq!(
+            texts(&path, &scan)[0],
+            ("0".into(), "review number 0".into())
+        );
+        assert!(
+            scan.describe().contains("text from column 1 \"text\"; line 1 is a header; column 3 \"label_text\" left out: each of its values goes with one label (a copy of the label, not text)"),
+            "{}",
+            scan.describe()
+        );
+        // The same as JSON lines; TREC's fine label beside the coarse one (a value per label
+        // and more); a reason given for the negative rows only (a tenth of the rows or more).
+        let rows: String = (0..12)
+            .map(|i| {
+                let (coarse, fine) = [("DESC", "DESC:manner"), ("HUM", "HUM:ind"), ("HUM", "HUM:gr")][i % 3];
+                let reason = if i % 3 == 0 { "Late Flight" } else { "" };
+                format!("{{\"text\": \"question {i}\", \"coarse\": \"{coarse}\", \"fine\": \"{fine}\", \"reason\": \"{reason}\", \"tweet_id\": \"{i}\"}}\n")
+            })
+            .collect();
+        let (_d, path) = file("trec.jsonl", &rows);
+        let scan = super::scan(&path).unwrap();
+        assert_eq!(scan.labels, ["DESC", "HUM"]);
+        assert_eq!(texts(&path, &scan)[1], ("HUM".into(), "question 1".into()));
+        assert!(
+            scan.describe().contains("labels from \"coarse\" (2 labels), text from \"text\"; \"fine\" and \"reason\" left out"),
+            "{}",
+            scan.describe()
+        );
+        // Columns whose values go with several labels, or seldom repeat, stay text.
+        let rows: String = (0..12)
+            .map(|i| {
+                format!(
+                    "{},{},title {}\n",
+                    ["spam", "ham"][i % 2],
+                    ["mobile", "web", "mail"][i % 3],
+                    i / 2
+                )
+            })
+            .collect();
+        let (_d, path) = file("mixed.csv", &format!("label,channel,title\n{rows}"));
+        let scan = super::scan(&path).unwrap();
+        assert_eq!(texts(&path, &scan)[0].1, "mobile\ntitle 0");
+        assert!(!scan.describe().contains("left out"), "{}", scan.describe());
+        // A file whose only other column copies the label keeps it: no text would be left.
+        let (_d, path) = file("names.csv", "label,name\n0,neg\n1,pos\n0,neg\n1,pos\n");
+        let scan = super::scan(&path).unwrap();
+        assert_eq!(texts(&path, &scan)[0].1, "neg");
     }
 
     #[test]
