@@ -244,3 +244,37 @@ fn classify_lines_answers_each_line_as_the_file_it_came_from() {
         assert_eq!(line[1..], file[1..], "line {} against {}", i + 1, file[0]);
     }
 }
+
+#[test]
+fn a_column_that_copies_the_label_is_no_text() {
+    // The test posts as a SetFit-style export: the label, and its name again in `label_text`.
+    // Read as text the name would be a word of every row; left out, the rows are the posts.
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("folders.cwm");
+    let out = train("news", &model, &["--include", "train-*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(fixtures().join("rows/news-test.txt")).unwrap();
+    let mut csv = String::from("text,label,label_text\n");
+    for line in text.lines() {
+        let (label, post) = line.split_once(' ').unwrap();
+        let label = label.trim_start_matches("__label__");
+        let name = label.rsplit('.').next().unwrap();
+        csv.push_str(&format!("{post},{label},{name} posts\n"));
+    }
+    let file = tmp.path().join("export.csv");
+    std::fs::write(&file, csv).unwrap();
+    let out = cwtext()
+        .args(["eval", file.to_str().unwrap(), "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("column 3 \"label_text\" left out: each of its values goes with one label (a copy of the label, not text)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        figures(&model, &[file.to_str().unwrap()]),
+        figures(&model, &["news", "--include", "test-*"])
+    );
+}
