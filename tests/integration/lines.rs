@@ -121,3 +121,42 @@ fn folders_that_are_no_file_per_label_say_what_to_do() {
     assert_refused(&out, "no documents found: expected ROOT/<label>/<file>");
     assert!(!model.exists(), "no model is written for refused input");
 }
+
+#[test]
+fn two_splits_in_one_folder_are_told_apart_by_include() {
+    // train.GROUP and test.GROUP side by side: the globs choose a split, and without them the
+    // warning says so.
+    let tmp = tempfile::tempdir().unwrap();
+    let both = tmp.path().join("both");
+    std::fs::create_dir(&both).unwrap();
+    for group in ["rec.sport.hockey", "sci.space", "talk.politics.mideast"] {
+        std::fs::copy(
+            fixtures().join(format!("lines/news-train/{group}.txt")),
+            both.join(format!("train.{group}")),
+        )
+        .unwrap();
+        std::fs::copy(
+            fixtures().join(format!("lines/news-test/posts.{group}")),
+            both.join(format!("test.{group}")),
+        )
+        .unwrap();
+    }
+    let model = tmp.path().join("m.cwm");
+    let out = train(both.to_str().unwrap(), &model, &["--include", "train.*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    let v = eval_json(&model, &both, &["--include", "test.*"]);
+    assert_eq!(v["documents"], 15);
+    assert_eq!(
+        v["labels"].as_array().unwrap().len(),
+        3,
+        "the labels are the groups: {v}"
+    );
+    let out = train(both.to_str().unwrap(), &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the labels start with test, train: splits of one corpus, read as labels of their own; --include 'train*' reads one split"),
+        "{}",
+        stderr(&out)
+    );
+}
