@@ -15,6 +15,7 @@ fuzz_target!(|bytes: &[u8]| {
         RowFormat::Csv,
         RowFormat::Semicolon,
         RowFormat::JsonLines,
+        RowFormat::Trec,
     ] {
         let Ok(scan) = scan_bytes(bytes, Path::new("fuzz"), format) else {
             continue;

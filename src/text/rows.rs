@@ -2,10 +2,12 @@
 //! it, one labelled example per line (`train.txt`, `reviews.csv`), read as documents without
 //! being cut into a folder per label.
 //!
-//! Four formats, told apart by the file's name and its first line ([`sniff`], `format_of`):
+//! Five formats, told apart by the file's name and its first line ([`sniff`], `format_of`):
 //! * **fastText**: `__label__LABEL text…`, the label tokens first (as `fasttext supervised`
 //!   reads them); a line with two labels is left out with a warning (cwtext learns one label per
 //!   document);
+//! * **TREC question lines**: `COARSE:fine text` (Li and Roth's `train_5500.label`), the
+//!   coarse class the label;
 //! * **tab-separated** (`.tsv`, `.tab`, or a first line with a tab): fields split at every tab,
 //!   no quoting (IANA's text/tab-separated-values);
 //! * **comma-separated** (`.csv`, or a first line with a comma): RFC 4180, quoted fields with
@@ -52,6 +54,9 @@ pub enum RowFormat {
     JsonLines,
     /// A whole line of a file whose name is the label ([`crate::text::line_files`]).
     Lines,
+    /// TREC's question lines (Li and Roth's `train_5500.label`): `COARSE:fine text`, read with
+    /// the coarse class as the label.
+    Trec,
 }
 
 impl RowFormat {
@@ -64,6 +69,7 @@ impl RowFormat {
             RowFormat::Semicolon => "semicolon-separated rows",
             RowFormat::JsonLines => "JSON lines",
             RowFormat::Lines => "a file per label, a line per document",
+            RowFormat::Trec => "TREC question lines (COARSE:fine text)",
         }
     }
 
@@ -76,6 +82,7 @@ impl RowFormat {
             RowFormat::Semicolon => 3,
             RowFormat::JsonLines => 4,
             RowFormat::Lines => 5,
+            RowFormat::Trec => 6,
         }
     }
 
@@ -88,6 +95,7 @@ impl RowFormat {
             3 => Some(RowFormat::Semicolon),
             4 => Some(RowFormat::JsonLines),
             5 => Some(RowFormat::Lines),
+            6 => Some(RowFormat::Trec),
             _ => None,
         }
     }
@@ -250,6 +258,8 @@ fn sniff_line(first: &[u8]) -> Option<RowFormat> {
     let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
     if first.starts_with(FASTTEXT_LABEL.as_bytes()) {
         Some(RowFormat::FastText)
+    } else if trec_label(first).is_some() {
+        Some(RowFormat::Trec)
     } else if serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok() {
         Some(RowFormat::JsonLines)
     } else {
@@ -379,9 +389,10 @@ pub fn scan(path: &Path) -> Result<RowScan> {
         Ok(BufReader::with_capacity(256 << 10, file))
     };
     let scan = match format {
-        RowFormat::FastText => scan_fasttext(path, open()?)?,
+        RowFormat::FastText | RowFormat::Trec => scan_prefixed(path, format, open()?)?,
         RowFormat::JsonLines => scan_json_lines(path, &open)?,
-        _ => scan_table(path, format, &open)?,
+        RowFormat::Tsv | RowFormat::Csv | RowFormat::Semicolon => scan_table(path, format, &open)?,
+        RowFormat::Lines => return Err(lines_carry_no_labels(path)),
     };
     refuse_empty(path, format, scan)
 }
@@ -390,11 +401,22 @@ pub fn scan(path: &Path) -> Result<RowScan> {
 /// the fuzzer runs.
 pub fn scan_bytes(bytes: &[u8], path: &Path, format: RowFormat) -> Result<RowScan> {
     let scan = match format {
-        RowFormat::FastText => scan_fasttext(path, bytes)?,
+        RowFormat::FastText | RowFormat::Trec => scan_prefixed(path, format, bytes)?,
         RowFormat::JsonLines => scan_json_lines(path, &|| Ok(bytes))?,
-        _ => scan_table(path, format, &|| Ok(bytes))?,
+        RowFormat::Tsv | RowFormat::Csv | RowFormat::Semicolon => {
+            scan_table(path, format, &|| Ok(bytes))?
+        }
+        RowFormat::Lines => return Err(lines_carry_no_labels(path)),
     };
     refuse_empty(path, format, scan)
+}
+
+/// Lines of a file per label have their label in the file's name, not in the lines.
+fn lines_carry_no_labels(path: &Path) -> Error {
+    rows_error(
+        path,
+        "lines of a file per label carry no labels of their own: read the folder of such files (--layout lines)",
+    )
 }
 
 fn refuse_empty(path: &Path, format: RowFormat, scan: RowScan) -> Result<RowScan> {
@@ -442,7 +464,9 @@ pub(crate) fn each_line(
     }
 }
 
-fn scan_fasttext(path: &Path, reader: impl BufRead) -> Result<RowScan> {
+/// Lines that start with their label: fastText's (`__label__LABEL text`) or TREC's
+/// (`COARSE:fine text`).
+fn scan_prefixed(path: &Path, format: RowFormat, reader: impl BufRead) -> Result<RowScan> {
     let mut warnings = Warnings {
         path,
         list: Vec::new(),
@@ -450,8 +474,25 @@ fn scan_fasttext(path: &Path, reader: impl BufRead) -> Result<RowScan> {
     };
     let mut labels = LabelNumbers::default();
     let mut rows = Vec::new();
+    let mut fine = std::collections::BTreeSet::new();
     each_line(path, reader, &mut |line, start, text| {
-        let (found, text_at) = fasttext_labels(text);
+        let (found, text_at) = if format == RowFormat::Trec {
+            match trec_label(text) {
+                Some((coarse, sub, at)) => {
+                    fine.insert((coarse.to_vec(), sub.to_vec()));
+                    (vec![coarse], at)
+                }
+                None if text.iter().all(u8::is_ascii_whitespace) => (Vec::new(), 0),
+                None => {
+                    return warnings.add(
+                        line,
+                        "no COARSE:fine label at the start of the line, left out",
+                    )
+                }
+            }
+        } else {
+            fasttext_labels(text)
+        };
         match found.as_slice() {
             [] if text.iter().all(u8::is_ascii_whitespace) => {}
             [] => warnings.add(line, "no __label__ at the start of the line, left out"),
@@ -467,7 +508,7 @@ fn scan_fasttext(path: &Path, reader: impl BufRead) -> Result<RowScan> {
                         line,
                         start: begin,
                         end: end.max(begin),
-                        format: RowFormat::FastText,
+                        format,
                         label_column: 0,
                         skip: 0,
                     },
@@ -484,11 +525,19 @@ fn scan_fasttext(path: &Path, reader: impl BufRead) -> Result<RowScan> {
         }
     })?;
     let description = format!(
-        "read {} as {}: {} rows, {} labels",
+        "read {} as {}: {} rows, {} labels{}",
         path.display(),
-        RowFormat::FastText.name(),
+        format.name(),
         rows.len(),
-        labels.names.len()
+        labels.names.len(),
+        if format == RowFormat::Trec {
+            format!(
+                ", the coarse classes of {} fine ones (to learn the fine classes, write them as fastText labels: `__label__DESC:manner text`)",
+                fine.len()
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(RowScan {
         labels: labels.names,
@@ -504,6 +553,22 @@ fn trailing_line_break(line: &[u8]) -> u64 {
         [.., b'\n'] => 1,
         _ => 0,
     }
+}
+
+/// The label of a TREC question line, `COARSE:fine text` (`DESC:manner How did serfdom
+/// develop …`): the coarse class (two capitals or more), the fine one (small letters), and where
+/// the text starts.
+fn trec_label(line: &[u8]) -> Option<(&[u8], &[u8], usize)> {
+    let token_end = line.iter().position(u8::is_ascii_whitespace)?;
+    let (coarse, fine) =
+        line[..token_end].split_at(line[..token_end].iter().position(|&b| b == b':')?);
+    let fine = &fine[1..];
+    let coarse_ok = coarse.len() >= 2 && coarse.iter().all(u8::is_ascii_uppercase);
+    let fine_ok = !fine.is_empty() && fine.iter().all(u8::is_ascii_lowercase);
+    let rest = &line[token_end..];
+    let text_at = token_end + rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let has_text = text_at < line.len();
+    (coarse_ok && fine_ok && has_text).then_some((coarse, fine, text_at))
 }
 
 /// The leading `__label__` tokens of a fastText line (their names) and where the text after
@@ -1207,7 +1272,7 @@ fn is_blank(record: &csv::ByteRecord) -> bool {
 /// breaks.
 pub fn text_of(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, String> {
     match span.format {
-        RowFormat::FastText | RowFormat::Lines => return Ok(bytes.to_vec()),
+        RowFormat::FastText | RowFormat::Lines | RowFormat::Trec => return Ok(bytes.to_vec()),
         RowFormat::JsonLines => return json_text(span, bytes),
         _ => {}
     }
@@ -1494,6 +1559,48 @@ mod tests {
         let scan = super::scan(&path).unwrap();
         assert_eq!(scan.labels, ["5", "1"]);
         assert_eq!(texts(&path, &scan)[0].1, "good one\nu1");
+    }
+
+    #[test]
+    fn trec_question_lines_give_their_coarse_class() {
+        // As Li and Roth's train_5500.label has them.
+        let (_d, path) = file(
+            "train_5500.label",
+            "DESC:manner How did serfdom develop in and then leave Russia ?\nENTY:cremat What films featured the character Popeye Doyle ?\n\nHUM:ind What is the name of the man who painted Guernica ?\nno label here ?\nDESC:def What is caf\u{e9} au lait ?\n",
+        );
+        assert_eq!(sniff(&path).unwrap(), Some(RowFormat::Trec));
+        let scan = scan(&path).unwrap();
+        assert_eq!(scan.labels, ["DESC", "ENTY", "HUM"]);
+        assert_eq!(
+            texts(&path, &scan)[0],
+            (
+                "DESC".into(),
+                "How did serfdom develop in and then leave Russia ?".into()
+            )
+        );
+        let lines: Vec<u64> = scan.rows.iter().map(|(s, _)| s.line).collect();
+        assert_eq!(lines, [1, 2, 4, 6]);
+        assert!(
+            scan.warnings[0].contains("train_5500.label:5: no COARSE:fine label"),
+            "{:?}",
+            scan.warnings
+        );
+        assert!(
+            scan.describe()
+                .contains("4 rows, 3 labels, the coarse classes of 4 fine ones"),
+            "{}",
+            scan.describe()
+        );
+        // What only looks like a label is text: a lower-case class, a capital in the fine one,
+        // nothing after it.
+        for line in [
+            "desc:manner How ?",
+            "NOTE:Read this",
+            "DESC:manner",
+            "A:b text",
+        ] {
+            assert_eq!(trec_label(line.as_bytes()), None, "{line}");
+        }
     }
 
     #[test]

@@ -278,3 +278,34 @@ fn a_column_that_copies_the_label_is_no_text() {
         figures(&model, &["news", "--include", "test-*"])
     );
 }
+
+#[test]
+fn trec_question_lines_train_what_the_same_fasttext_lines_train() {
+    // TREC's `COARSE:fine text` lines (Li and Roth's train_5500.label): the coarse class is the
+    // label, and the model is the one the same lines with fastText labels train, byte for byte.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("rows/news-train.txt")).unwrap();
+    let (mut trec, mut fasttext) = (String::new(), String::new());
+    for line in text.lines() {
+        let (label, post) = line.split_once(' ').unwrap();
+        let group = label.trim_start_matches("__label__");
+        let coarse = group.rsplit('.').next().unwrap().to_uppercase();
+        let fine = group.split('.').next().unwrap();
+        trec.push_str(&format!("{coarse}:{fine} {post}\n"));
+        fasttext.push_str(&format!("__label__{coarse} {post}\n"));
+    }
+    let (trec_file, ft_file) = (tmp.path().join("train.label"), tmp.path().join("train.txt"));
+    std::fs::write(&trec_file, trec).unwrap();
+    std::fs::write(&ft_file, fasttext).unwrap();
+    let (a, b) = (tmp.path().join("trec.cwm"), tmp.path().join("ft.cwm"));
+    let out = train(trec_file.to_str().unwrap(), &a, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("as TREC question lines (COARSE:fine text): 36 rows, 3 labels, the coarse classes of 3 fine ones"),
+        "{}",
+        stderr(&out)
+    );
+    let out = train(ft_file.to_str().unwrap(), &b, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());
+}
