@@ -81,3 +81,16 @@ pub fn with_closed_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     drop(child.stdout.take());
     child.wait_with_output().unwrap()
 }
+
+/// `cwtext train CORPUS --seed 3 -o MODEL [EXTRA…]` from the fixture folder, which must not
+/// panic; its output, to check or refuse.
+pub fn train_seed3(corpus: &str, model: &Path, extra: &[&str]) -> Output {
+    let out = cwtext()
+        .args(["train", corpus, "--seed", "3", "-o"])
+        .arg(model)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_no_panic(&out);
+    out
+}

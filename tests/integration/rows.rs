@@ -4,18 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::*;
-
-fn train(corpus: &str, model: &Path, extra: &[&str]) -> std::process::Output {
-    let out = cwtext()
-        .args(["train", corpus, "--seed", "3", "-o"])
-        .arg(model)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert_no_panic(&out);
-    out
-}
+use crate::common::{train_seed3 as train, *};
 
 /// What `eval --format json` says that depends on every prediction and probability.
 fn figures(model: &Path, corpus: &[&str]) -> (serde_json::Value, Vec<serde_json::Value>) {
