@@ -1851,27 +1851,32 @@ fn sharded_training_merges_its_shards() {
 #[test]
 fn two_processes_on_loopback_equal_two_shards_in_one() {
     let dir = tempfile::tempdir().unwrap();
-    let ports: Vec<u16> = (0..2)
-        .map(|_| {
-            std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        })
-        .collect();
     let hosts = dir.path().join("hosts.txt");
-    std::fs::write(
-        &hosts,
-        ports
-            .iter()
-            .map(|p| format!("127.0.0.1:{p}\n"))
-            .collect::<String>(),
-    )
-    .unwrap();
+    // Two free ports on loopback, in the host file. A port is free when it is chosen, and
+    // another test's listener may take it before the cluster binds it: then the run is tried
+    // again on new ports (twice at most).
+    let choose_ports = || {
+        let ports: Vec<u16> = (0..2)
+            .map(|_| {
+                std::net::TcpListener::bind("127.0.0.1:0")
+                    .unwrap()
+                    .local_addr()
+                    .unwrap()
+                    .port()
+            })
+            .collect();
+        std::fs::write(
+            &hosts,
+            ports
+                .iter()
+                .map(|p| format!("127.0.0.1:{p}\n"))
+                .collect::<String>(),
+        )
+        .unwrap();
+    };
     let cluster_model = dir.path().join("cluster.cwm");
     // Both processes of a two-process cluster on loopback, with these extra flags.
-    let run_cluster = |extra: &[&str]| {
+    let run_cluster_once = |extra: &[&str], may_retry: bool| -> bool {
         let spawn = |index: usize| {
             std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
                 .current_dir(fixtures())
@@ -1899,6 +1904,10 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
             let one = s.spawn(|| spawn(1));
             (zero.join().unwrap(), one.join().unwrap())
         });
+        let taken = |o: &std::process::Output| stderr(o).contains("in use");
+        if may_retry && (taken(&zero) || taken(&one)) {
+            return false;
+        }
         assert!(zero.status.success(), "{}", stderr(&zero));
         assert!(one.status.success(), "{}", stderr(&one));
         assert!(
@@ -1910,6 +1919,15 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
             !dir.path().join("unused.cwm").exists(),
             "only process 0 writes"
         );
+        true
+    };
+    let run_cluster = |extra: &[&str]| {
+        for attempt in 0.. {
+            choose_ports();
+            if run_cluster_once(extra, attempt < 2) {
+                return;
+            }
+        }
     };
     // Calibrated by default, on the held-out documents of both processes (21 of all 80 mails).
     run_cluster(&[]);
