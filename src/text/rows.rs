@@ -1186,26 +1186,32 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
         ));
     })?;
     // Copies of the label are no text (unless no text would be left): the label's key and
-    // theirs become bits of a mask ([`JSON_KEY_MASK`]), when no other key shares a bit.
+    // theirs become bits of a mask ([`key_bit`]), with the first salt under which no other key
+    // shares a bit (the salt kept in the label column, from 1).
     let copied: Vec<&String> = copies
         .iter()
         .filter(|(_, copy)| copy.is_copy(rows.len(), labels.names.len()))
         .map(|(k, _)| k)
         .collect();
-    let bit = |k: &str| 1u64 << (key_hash(k) % 64);
-    let mask = copied.iter().fold(bit(&label_key), |m, k| m | bit(k));
-    let clash = stats
-        .keys()
-        .chain(copies.keys())
-        .any(|k| *k != label_key && !copied.contains(&k) && mask & bit(k) != 0);
-    let copied = if copied.is_empty() || clash || copied.len() >= copies.len() {
-        Vec::new()
-    } else {
-        for (span, _) in &mut rows {
-            span.label_column = JSON_KEY_MASK;
-            span.skip = mask;
+    let masked = (0..MASK_SALTS).find_map(|salt| {
+        let mask = copied
+            .iter()
+            .fold(key_bit(&label_key, salt), |m, k| m | key_bit(k, salt));
+        let clash = stats
+            .keys()
+            .chain(copies.keys())
+            .any(|k| *k != label_key && !copied.contains(&k) && mask & key_bit(k, salt) != 0);
+        (!clash).then_some((salt, mask))
+    });
+    let copied = match masked {
+        Some((salt, mask)) if !copied.is_empty() && copied.len() < copies.len() => {
+            for (span, _) in &mut rows {
+                span.label_column = salt + 1;
+                span.skip = mask;
+            }
+            copied
         }
-        copied
+        _ => Vec::new(),
     };
     let texts: Vec<&String> = texts.into_iter().filter(|k| !copied.contains(k)).collect();
     let quoted: Vec<String> = texts.iter().map(|k| format!("{k:?}")).collect();
@@ -1230,9 +1236,19 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
     })
 }
 
-/// [`RowSpan::label_column`] of a JSON line whose [`RowSpan::skip`] is a mask of the keys left
-/// out (the label's and its copies', bit `key_hash % 64` each), not the label key's hash.
-const JSON_KEY_MASK: u16 = 1;
+/// The salts tried for a mask of the keys a JSON line leaves out. A JSON line's
+/// [`RowSpan::label_column`] is 0 when its [`RowSpan::skip`] is the label key's [`key_hash`],
+/// and salt + 1 when it is a mask of the label's and its copies' [`key_bit`]s.
+const MASK_SALTS: u16 = 64;
+
+/// A key's bit in a mask of keys, under `salt`.
+fn key_bit(key: &str, salt: u16) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(&salt.to_le_bytes());
+    h.write(key.as_bytes());
+    1 << (h.finish() % 64)
+}
 
 /// The text of a JSON line: its string values but the label's ([`RowSpan::skip`]), its copies'
 /// and the ids', in the object's order, joined by line breaks.
@@ -1240,8 +1256,8 @@ fn json_text(span: &RowSpan, bytes: &[u8]) -> std::result::Result<Vec<u8>, Strin
     let object: JsonObject =
         serde_json::from_slice(bytes).map_err(|e| format!("not a JSON object ({e})"))?;
     let left_out = |key: &str| {
-        if span.label_column == JSON_KEY_MASK {
-            span.skip & (1 << (key_hash(key) % 64)) != 0
+        if span.label_column > 0 {
+            span.skip & key_bit(key, span.label_column - 1) != 0
         } else {
             key_hash(key) == span.skip
         }
@@ -1641,6 +1657,25 @@ mod tests {
             scan.describe().contains("labels from \"coarse\" (2 labels), text from \"text\"; \"fine\" and \"reason\" left out"),
             "{}",
             scan.describe()
+        );
+        // Among many keys, the copy is left out and every other string kept: a salt is found
+        // under which no kept key shares a bit of the mask with the left-out ones.
+        let rows: String = (0..6)
+            .map(|i| {
+                let fields: String = (0..40)
+                    .map(|k| format!("\"t{k}\": \"w{k}r{i}\", "))
+                    .collect();
+                let (label, name) = [("0", "neg"), ("1", "pos")][i % 2];
+                format!("{{{fields}\"label\": {label}, \"label_text\": \"{name}\"}}\n")
+            })
+            .collect();
+        let (_d, path) = file("wide.jsonl", &rows);
+        let scan = super::scan(&path).unwrap();
+        let text = &texts(&path, &scan)[0].1;
+        assert_eq!(text.lines().count(), 40, "{text}");
+        assert!(
+            text.starts_with("w0r0\nw1r0") && !text.contains("neg"),
+            "{text}"
         );
         // Columns whose values go with several labels, or seldom repeat, stay text.
         let rows: String = (0..12)
