@@ -258,7 +258,8 @@ fn sniff_line(first: &[u8]) -> Option<RowFormat> {
     let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
     if first.starts_with(FASTTEXT_LABEL.as_bytes()) {
         Some(RowFormat::FastText)
-    } else if trec_label(first).is_some() {
+    } else if !first.contains(&b'\t') && trec_label(first).is_some() {
+        // A tab makes it a table whose text may start `URGENT:call now`.
         Some(RowFormat::Trec)
     } else if serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(first).is_ok() {
         Some(RowFormat::JsonLines)
@@ -1115,7 +1116,11 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
             };
             let fewest = order
                 .iter()
-                .filter(|k| !is_id_key(k) && (2..records).contains(&distinct(k)))
+                .filter(|k| {
+                    // Row numbers are no label; `label_id` may be.
+                    !ID_NAMES.contains(&k.to_lowercase().as_str())
+                        && (2..records).contains(&distinct(k))
+                })
                 .min_by_key(|k| distinct(k));
             match fewest {
                 Some(k) => k.clone(),
@@ -1620,6 +1625,16 @@ mod tests {
     }
 
     #[test]
+    fn a_table_whose_text_starts_like_a_trec_label_stays_a_table() {
+        let rows: String = (0..6)
+            .map(|i| format!("URGENT:call now {i}\t{}\n", ["spam", "ham"][i % 2]))
+            .collect();
+        let (_d, path) = file("sms.txt", &rows);
+        assert_eq!(sniff(&path).unwrap(), None);
+        assert_eq!(scan(&path).unwrap().labels, ["spam", "ham"]);
+    }
+
+    #[test]
     fn copies_of_the_label_are_no_text() {
         // A Hugging Face dataset exported as SetFit's are: `label` and its name `label_text`.
         // Read as text, the name gave the label away to every training and test row.
@@ -1677,6 +1692,12 @@ mod tests {
             text.starts_with("w0r0\nw1r0") && !text.contains("neg"),
             "{text}"
         );
+        // A label key whose name ends like an id's is still the label.
+        let rows: String = (0..6)
+            .map(|i| format!("{{\"text\": \"review {i}\", \"label_id\": {}}}\n", i % 2))
+            .collect();
+        let (_d, path) = file("ids.jsonl", &rows);
+        assert_eq!(super::scan(&path).unwrap().labels, ["0", "1"]);
         // Columns whose values go with several labels, or seldom repeat, stay text.
         let rows: String = (0..12)
             .map(|i| {
