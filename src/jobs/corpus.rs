@@ -506,6 +506,11 @@ fn scan_line_files(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
                 "{}: a folder, read with --layout lines (a file per label): ignored",
                 path.display()
             ));
+        } else if !path.is_file() {
+            corpus.warnings.push(format!(
+                "{}: not a regular file (a pipe, a socket, a broken link?): ignored",
+                path.display()
+            ));
         } else if crate::text::line_files::is_notice(&path) {
             corpus.warnings.push(format!(
                 "{}: a notice (README, LICENSE), not a label: left out",
@@ -590,7 +595,14 @@ fn rows_hint(loose: &[PathBuf]) -> String {
         .collect();
     rows.sort();
     match rows.first() {
-        None if loose.is_empty() => String::new(),
+        None if loose.is_empty()
+            || !loose
+                .iter()
+                .filter(|p| !crate::text::line_files::is_notice(p))
+                .all(|p| crate::text::line_files::is_document_lines(p)) =>
+        {
+            String::new()
+        }
         None => format!(
             "; it holds {} file(s) and no label folder: if each file holds one label's documents a line each, say --layout lines",
             loose.len()

@@ -17,9 +17,23 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::text::rows::{each_line, RowFormat, RowSpan};
 
-/// The most files a folder may hold to be read as a file per label: beyond, it is a folder of
-/// documents (which have no labels there), not of labels.
-pub const MAX_LABEL_FILES: usize = 1000;
+/// The most files a folder may hold to be detected as a file per label: beyond, it is taken for
+/// a folder of documents (`--layout lines` reads any number).
+pub const MAX_LABEL_FILES: usize = 100;
+
+/// Whether names read as labels look like labels, not like the names of documents: every one
+/// has a letter, and they still differ with their digits taken out (`00012`, `note-3` and
+/// `note-4` are documents' names; `pos`, `neg`, `class1` and `spam` are labels).
+pub fn names_look_like_labels(labels: &[String]) -> bool {
+    let mut letters: Vec<String> = labels
+        .iter()
+        .map(|l| l.chars().filter(|c| !c.is_ascii_digit()).collect())
+        .collect();
+    let all_have_letters = labels.iter().all(|l| l.chars().any(char::is_alphabetic));
+    letters.sort();
+    letters.dedup();
+    all_have_letters && letters.len() == labels.len()
+}
 
 /// What is read of a file to judge it.
 const HEAD_BYTES: u64 = 64 << 10;
@@ -76,9 +90,12 @@ fn read_head(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// The label of each file, in the order given: its name without the dot-separated parts that
-/// every name starts or ends with (`rt-polarity.pos`, `rt-polarity.neg` → `pos`, `neg`;
-/// `spam.txt`, `ham.txt` → `spam`, `ham`); a lone file's name without a `.txt` ending. When
-/// that leaves a name empty or two alike, the whole names.
+/// every name ends with (`spam.txt`, `ham.txt` → `spam`, `ham`; `quote.tok.gt9.5000` →
+/// `quote`), or, when no part ends every name, without those every name starts with
+/// (`rt-polarity.pos`, `rt-polarity.neg` → `pos`, `neg`); a lone file's name without a `.txt`
+/// ending. When that leaves a name empty or two alike, the whole names. Endings first, so that
+/// `sci.space.txt` is `sci.space` beside `sci.med.txt` as beside `rec.autos.txt`: a test
+/// folder of fewer labels names them as the training folder did.
 pub fn label_names(paths: &[PathBuf]) -> Vec<String> {
     let names: Vec<String> = paths
         .iter()
@@ -100,11 +117,11 @@ pub fn label_names(paths: &[PathBuf]) -> Vec<String> {
         back =
             usize::from(one.len() > 1 && one.last().is_some_and(|e| e.eq_ignore_ascii_case("txt")));
     } else {
-        while front < shortest && shared(front, false) {
-            front += 1;
-        }
-        while back < shortest - front && shared(back, true) {
+        while back < shortest && shared(back, true) {
             back += 1;
+        }
+        while back == 0 && front < shortest && shared(front, false) {
+            front += 1;
         }
     }
     let labels: Vec<String> = parts
@@ -179,6 +196,15 @@ mod tests {
             labels(&["train_neg.txt", "train_pos.txt"]),
             ["train_neg", "train_pos"]
         );
+        // Endings first: the same label from a folder of fewer files.
+        assert_eq!(
+            labels(&["rec.autos.txt", "sci.med.txt", "sci.space.txt"]),
+            ["rec.autos", "sci.med", "sci.space"]
+        );
+        assert_eq!(
+            labels(&["sci.med.txt", "sci.space.txt"]),
+            ["sci.med", "sci.space"]
+        );
         // Nothing shared: the whole names.
         assert_eq!(labels(&["negative", "positive"]), ["negative", "positive"]);
         // A name that would be left empty: the whole names.
@@ -186,6 +212,18 @@ mod tests {
         assert_eq!(labels(&["sci.space.txt"]), ["sci.space"]);
         assert_eq!(labels(&["rt-polarity.pos"]), ["rt-polarity.pos"]);
         assert_eq!(labels(&[".txt"]), [".txt"]);
+    }
+
+    #[test]
+    fn numbered_names_are_documents_not_labels() {
+        let names = |n: &[&str]| {
+            names_look_like_labels(&n.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        assert!(names(&["pos", "neg"]));
+        assert!(names(&["class1", "spam"]));
+        assert!(!names(&["00000", "00001"]));
+        assert!(!names(&["note-3", "note-4"]));
+        assert!(!names(&["class1", "class2"]));
     }
 
     #[test]

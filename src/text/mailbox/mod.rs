@@ -89,7 +89,8 @@ impl fmt::Display for Layout {
 /// * **mh** when a directory right below the root has a `.mh_sequences` file (MH folders
 ///   without one read the same as files, except for nesting);
 /// * **lines** when it holds only files, two or more (notices such as a README aside), at
-///   most [`line_files::MAX_LABEL_FILES`], each a label's documents a line each
+///   most [`line_files::MAX_LABEL_FILES`], named like labels
+///   ([`line_files::names_look_like_labels`]), each a label's documents a line each
 ///   ([`line_files::is_document_lines`]: text, not mail, not labelled rows);
 /// * **files** otherwise.
 pub fn detect(root: &Path) -> Layout {
@@ -167,9 +168,14 @@ pub fn detect(root: &Path) -> Layout {
 
 /// Whether the files at a folder's top are a file per label with a line per document.
 fn is_line_files(files: &[PathBuf]) -> bool {
-    let labels: Vec<&PathBuf> = files.iter().filter(|f| !line_files::is_notice(f)).collect();
-    (2..=line_files::MAX_LABEL_FILES).contains(&labels.len())
-        && labels.iter().all(|f| line_files::is_document_lines(f))
+    let labelled: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| !line_files::is_notice(f))
+        .cloned()
+        .collect();
+    (2..=line_files::MAX_LABEL_FILES).contains(&labelled.len())
+        && line_files::names_look_like_labels(&line_files::label_names(&labelled))
+        && labelled.iter().all(|f| line_files::is_document_lines(f))
 }
 
 /// One folder of a store.
@@ -447,6 +453,10 @@ mod tests {
             "__label__pos a gem .\n__label__neg bad .\n",
         );
         assert_eq!(detect(&d("lines")), Layout::Files);
+        // Numbered files of lines are documents (fortunes, notes), not labels.
+        touch(&d("notes"), "00000.txt", "A fortune\nin two lines.\n");
+        touch(&d("notes"), "00001.txt", "Another one\nalso in two.\n");
+        assert_eq!(detect(&d("notes")), Layout::Files);
         // A file that is no mbox is rows, which say what they expected when it is not.
         assert_eq!(detect(&d("files/ham/1.eml")), Layout::Rows);
     }
