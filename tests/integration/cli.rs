@@ -1896,14 +1896,28 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
                 } else {
                     dir.path().join("unused.cwm")
                 })
-                .output()
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
                 .unwrap()
         };
-        let (zero, one) = std::thread::scope(|s| {
-            let zero = s.spawn(|| spawn(0));
-            let one = s.spawn(|| spawn(1));
-            (zero.join().unwrap(), one.join().unwrap())
-        });
+        // A process that fails (its port taken) leaves its peer waiting to connect for ever:
+        // then the peer is stopped, as both are after five minutes.
+        let mut children = [spawn(0), spawn(1)];
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        loop {
+            let ended: Vec<Option<std::process::ExitStatus>> =
+                children.iter_mut().map(|c| c.try_wait().unwrap()).collect();
+            if ended.iter().all(Option::is_some) {
+                break;
+            }
+            let failed = ended.iter().flatten().any(|s| !s.success());
+            if failed || std::time::Instant::now() > deadline {
+                children.iter_mut().for_each(|c| drop(c.kill()));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let [zero, one] = children.map(|c| c.wait_with_output().unwrap());
         let taken = |o: &std::process::Output| stderr(o).contains("in use");
         if may_retry && (taken(&zero) || taken(&one)) {
             return false;
