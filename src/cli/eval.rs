@@ -31,8 +31,9 @@ do; they count like the others).";
 #[command(after_help = EXAMPLES)]
 pub struct EvalArgs {
     /// Labelled folder DIR/<label>/**/<file>, a mail store (Maildir, mbox files, MH) whose
-    /// folders are the labels, or one file of labelled rows (`__label__LABEL text` lines, .tsv,
-    /// .csv).
+    /// folders are the labels, a folder of a file per label with a line per document
+    /// (rt-polarity.pos, rt-polarity.neg), or one file of labelled rows (`__label__LABEL text`
+    /// lines, TREC's `COARSE:fine text`, .tsv, .csv, .jsonl).
     pub dir: PathBuf,
     #[command(flatten)]
     pub model: ModelArg,

@@ -53,8 +53,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Train a model on a folder-organised corpus DIR/<label>/<file>, a mail store, or a file of
-    /// labelled rows (fastText lines, TSV, CSV).
+    /// Train a model on a folder-organised corpus DIR/<label>/<file>, a mail store, a folder of
+    /// a file per label, or a file of labelled rows (fastText or TREC lines, TSV, CSV, JSON).
     Train(train::TrainArgs),
     /// Label documents (files or standard input) with per-label probabilities.
     Classify(classify::ClassifyArgs),

@@ -55,8 +55,10 @@ impl TokenizerArg {
 pub struct TrainArgs {
     /// Corpus root: DIR/<label>/**/<file>, one folder per label, or a mail store (Maildir,
     /// Maildir++, a directory of mbox files, MH) whose folders are the labels (see --layout);
-    /// or one file of labelled rows: `__label__LABEL text` lines as fastText reads them,
-    /// LABEL<tab>TEXT, or CSV with a label column.
+    /// a folder of a file per label with a line per document (rt-polarity.pos,
+    /// rt-polarity.neg); or one file of labelled rows: `__label__LABEL text` lines as fastText
+    /// reads them, TREC's `COARSE:fine text`, LABEL<tab>TEXT, CSV with a label column, JSON
+    /// lines.
     pub dir: PathBuf,
     /// Where to write the model (atomically: an existing file is replaced only when done).
     #[arg(short, long, value_name = "MODEL")]

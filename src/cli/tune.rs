@@ -33,8 +33,9 @@ itself holds the winner's.";
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TuneArgs {
-    /// Training corpus: DIR/<label>/**/<file>, a mail store whose folders are the labels, or one
-    /// file of labelled rows (`__label__LABEL text` lines, .tsv, .csv).
+    /// Training corpus: DIR/<label>/**/<file>, a mail store whose folders are the labels, a
+    /// folder of a file per label with a line per document, or one file of labelled rows
+    /// (`__label__LABEL text` lines, TREC's `COARSE:fine text`, .tsv, .csv, .jsonl).
     pub dir: PathBuf,
     /// Where to write the best model (atomically); MODEL.tune.json gets the trials.
     #[arg(short, long, value_name = "MODEL")]

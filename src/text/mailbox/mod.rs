@@ -168,9 +168,11 @@ pub fn detect(root: &Path) -> Layout {
 
 /// Whether the files at a folder's top are a file per label with a line per document.
 fn is_line_files(files: &[PathBuf]) -> bool {
+    // An empty file is an empty label (the scan says so), not a sign of another layout.
     let labelled: Vec<PathBuf> = files
         .iter()
         .filter(|f| !line_files::is_notice(f))
+        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() > 0))
         .cloned()
         .collect();
     (2..=line_files::MAX_LABEL_FILES).contains(&labelled.len())
@@ -444,6 +446,9 @@ mod tests {
             "Sentence polarity dataset v1.0\n\nLines: 2\n",
         );
         assert_eq!(detect(&d("lines")), Layout::Lines);
+        touch(&d("lines"), "rt-polarity.neu", "");
+        assert_eq!(detect(&d("lines")), Layout::Lines, "an empty label file");
+        std::fs::remove_file(d("lines/rt-polarity.neu")).unwrap();
         // One file of lines is no choice of labels; files of labelled rows are rows.
         std::fs::remove_file(d("lines/rt-polarity.pos")).unwrap();
         assert_eq!(detect(&d("lines")), Layout::Files);
