@@ -546,29 +546,13 @@ fn scan_line_files(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
         }
     }
     corpus.files.seal()?;
-    // `train.pos`, `test.pos`…: two splits of one corpus, read as labels of their own.
-    let splits: std::collections::BTreeSet<String> = corpus
-        .labels
-        .iter()
-        .map(|l| {
-            l.split(['.', '_', '-'])
-                .next()
-                .unwrap_or_default()
-                .to_lowercase()
-        })
-        .filter(|part| ["train", "test", "dev", "valid", "validation"].contains(&part.as_str()))
-        .collect();
-    if splits.len() >= 2 {
-        let parts: Vec<&str> = splits.iter().map(String::as_str).collect();
-        let one = if splits.contains("train") {
-            "train"
-        } else {
-            parts[0]
-        };
+    let splits = crate::text::line_files::split_prefixes(&corpus.labels);
+    if let Some(first) = splits.first() {
+        let one = splits.iter().find(|s| *s == "train").unwrap_or(first);
         corpus.warnings.push(format!(
             "{}: the labels start with {}: splits of one corpus, read as labels of their own; --include '{one}*' reads one split",
             root.display(),
-            parts.join(", ")
+            splits.join(", ")
         ));
     }
     if corpus.files.is_empty() {

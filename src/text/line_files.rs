@@ -7,8 +7,8 @@
 //! every file there is text (no NUL byte), holds two lines or more, starts with no mail header
 //! and is no file of labelled rows ([`crate::text::rows`]), whose lines carry their own labels.
 //! The labels are the part of the file names that differs ([`label_names`]): the dot-separated
-//! parts every name shares at its start or end are taken off (`rt-polarity.`, `.tok.gt9.5000`,
-//! `.txt`). A line is a [`RowSpan`] of format [`RowFormat::Lines`], read again when it is
+//! parts every name shares at its end are taken off (`.txt`, `.tok.gt9.5000`), or else those
+//! it shares at its start (`rt-polarity.`). A line is a [`RowSpan`] of format [`RowFormat::Lines`], read again when it is
 //! featurised, like a row of a file of rows.
 
 use std::io::{BufReader, Read};
@@ -33,6 +33,27 @@ pub fn names_look_like_labels(labels: &[String]) -> bool {
     letters.sort();
     letters.dedup();
     all_have_letters && letters.len() == labels.len()
+}
+
+/// The split names (`train`, `test`…) that labels start with when a folder holds two splits of
+/// one corpus side by side (`train.pos`, `test.pos`), sorted; empty unless there are two or
+/// more, which make each split's files labels of their own.
+pub fn split_prefixes(labels: &[String]) -> Vec<String> {
+    let splits: std::collections::BTreeSet<String> = labels
+        .iter()
+        .map(|l| {
+            l.split(['.', '_', '-'])
+                .next()
+                .unwrap_or_default()
+                .to_lowercase()
+        })
+        .filter(|part| ["train", "test", "dev", "valid", "validation"].contains(&part.as_str()))
+        .collect();
+    if splits.len() >= 2 {
+        splits.into_iter().collect()
+    } else {
+        Vec::new()
+    }
 }
 
 /// What is read of a file to judge it.
@@ -109,8 +130,14 @@ pub fn label_names(paths: &[PathBuf]) -> Vec<String> {
     let shortest = parts.iter().map(Vec::len).min().unwrap_or(0);
     // Whether every name has the same part at `i` counted from the start (or from the end).
     let shared = |i: usize, from_end: bool| {
-        let at = |p: &Vec<&str>| if from_end { p[p.len() - 1 - i] } else { p[i] }.to_string();
-        parts.windows(2).all(|w| at(&w[0]) == at(&w[1]))
+        parts.windows(2).all(|w| {
+            let (a, b) = (&w[0], &w[1]);
+            if from_end {
+                a[a.len() - 1 - i] == b[b.len() - 1 - i]
+            } else {
+                a[i] == b[i]
+            }
+        })
     };
     let (mut front, mut back) = (0, 0);
     if let [one] = parts.as_slice() {

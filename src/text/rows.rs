@@ -475,12 +475,16 @@ fn scan_prefixed(path: &Path, format: RowFormat, reader: impl BufRead) -> Result
     };
     let mut labels = LabelNumbers::default();
     let mut rows = Vec::new();
-    let mut fine = std::collections::BTreeSet::new();
+    let mut fine: std::collections::BTreeSet<Vec<u8>> = Default::default();
     each_line(path, reader, &mut |line, start, text| {
         let (found, text_at) = if format == RowFormat::Trec {
             match trec_label(text) {
                 Some((coarse, sub, at)) => {
-                    fine.insert((coarse.to_vec(), sub.to_vec()));
+                    // `COARSE:fine` as it stands in the line, kept once per class.
+                    let class = &text[..coarse.len() + 1 + sub.len()];
+                    if !fine.contains(class) {
+                        fine.insert(class.to_vec());
+                    }
                     (vec![coarse], at)
                 }
                 None if text.iter().all(u8::is_ascii_whitespace) => (Vec::new(), 0),
@@ -654,6 +658,18 @@ struct LabelCopy {
 }
 
 impl LabelCopy {
+    /// A column to watch when its first pass (`stats`, over `records` records, a header and an
+    /// empty value among them) leaves it the chance of a copy: values that repeat. Other
+    /// columns start as text, so a column of long unique texts is not held a second time.
+    fn new(stats: Option<&ColumnStats>, records: usize) -> Self {
+        let repeats =
+            stats.is_some_and(|s| !s.many && 2 * s.counts.len().saturating_sub(2) <= records);
+        LabelCopy {
+            mixed: !repeats,
+            ..LabelCopy::default()
+        }
+    }
+
     fn see(&mut self, value: &[u8], label: usize) {
         if self.mixed {
             return;
@@ -869,7 +885,7 @@ fn scan_table<R: Read>(
     let mut copies: Vec<(usize, LabelCopy)> = text_columns
         .iter()
         .filter(|&&c| c < 64)
-        .map(|&c| (c, LabelCopy::default()))
+        .map(|&c| (c, LabelCopy::new(stats.get(c), records)))
         .collect();
     let mut seen_first = false;
     let label_column16 = u16::try_from(label_column).map_err(|_| {
@@ -1171,9 +1187,12 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
         for (key, value) in &object {
             if let serde_json::Value::String(s) = value {
                 if *key != label_key && !is_id_key(key) {
+                    if !copies.contains_key(key) {
+                        copies.insert(key.clone(), LabelCopy::new(stats.get(key), records));
+                    }
                     copies
-                        .entry(key.clone())
-                        .or_default()
+                        .get_mut(key)
+                        .expect("inserted above")
                         .see(s.as_bytes(), number);
                 }
             }
