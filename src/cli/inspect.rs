@@ -85,6 +85,7 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                         .into();
                     value
                 }),
+                "text_length": model.header.text_length,
                 "vocabulary_buckets": vocabulary.as_ref().map(|v| v.len()),
                 "features": labels.iter().map(|&l| json!({
                     "label": model.labels()[l],
@@ -164,6 +165,18 @@ fn write_text(
     }
     if let Some(shift) = &h.label_shift {
         writeln!(out, "label shift        {}", shift.describe())?;
+    }
+    if let Some(length) = &h.text_length {
+        writeln!(
+            out,
+            "text length        {}: {} ({})",
+            length.describe(),
+            match &h.pipeline.char_ngrams {
+                Some(chars) => format!("character n-grams beside the words, {}", chars.describe()),
+                None => "words without character n-grams".to_string(),
+            },
+            length.reason()
+        )?;
     }
     match vocabulary {
         Some(v) => writeln!(out, "vocabulary         texts for {} buckets", v.len())?,

@@ -8,11 +8,14 @@ use clap::Args;
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
-use cwtext::jobs::plan::{ClusterRequest, TrainOutcome, TrainPlan, TrainRequest};
+use cwtext::jobs::plan::{
+    CharNgramsRequest, ClusterRequest, TrainOutcome, TrainPlan, TrainRequest,
+};
 use cwtext::learn::learner::{
     Algorithm, ConstraintKind, KBest, ProjectionKind, RuleKind, WeightPrior,
 };
 use cwtext::model::WeightEncoding;
+use cwtext::text::pipeline::chargrams::CharNgrams;
 use cwtext::text::pipeline::stem::StemLanguage;
 use cwtext::text::pipeline::subword::SubwordKind;
 use cwtext::text::pipeline::weighting::ValueKind;
@@ -171,6 +174,17 @@ pub struct TrainArgs {
     /// are features too).
     #[arg(long)]
     pub no_symbols: bool,
+    /// Character n-grams of every word beside the words: their lengths N-M (as 3-5, the
+    /// brackets around the word counting as characters), or none [default: 3-5 for short texts
+    /// (the median of 200 of the documents has at most 40 words: questions, sentences,
+    /// messages) and small corpora (at most 250,000 words), unless most documents are mail;
+    /// none otherwise, and with subword pieces or --resume].
+    #[arg(long, value_name = "N-M|none", value_parser = parse_char_ngrams)]
+    pub char_ngrams: Option<CharNgramsArg>,
+    /// The character n-grams' weight beside the words: each view is scaled to unit length,
+    /// the characters' then multiplied by W, in (0, 10] [default: 0.5].
+    #[arg(long, value_name = "W")]
+    pub char_weight: Option<f64>,
     /// Read HTML as it is: a page's markup, style sheets and scripts become features, and a
     /// mail's HTML part is read by mail-parser's conversion, which joins the words on both
     /// sides of a tag. By default a file that is an HTML page (and a mail's HTML part) is read
@@ -311,7 +325,53 @@ fn parse_update(s: &str) -> Result<RuleKind, String> {
     }
 }
 
+/// `--char-ngrams`'s value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharNgramsArg {
+    None,
+    /// N-M (the range is checked with the pipeline).
+    Range(u8, u8),
+}
+
+fn parse_char_ngrams(s: &str) -> Result<CharNgramsArg, String> {
+    if s == "none" {
+        return Ok(CharNgramsArg::None);
+    }
+    let bad = || format!("character n-grams are N-M (as 3-5) or none, not {s:?}");
+    let (a, b) = s.split_once('-').ok_or_else(bad)?;
+    Ok(CharNgramsArg::Range(
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    ))
+}
+
 impl TrainArgs {
+    /// `--char-ngrams` and `--char-weight` as a request (a weight with `none` is refused
+    /// where the flags are checked).
+    fn char_ngrams_request(&self) -> CharNgramsRequest {
+        let weight = |mut c: CharNgrams| {
+            if let Some(w) = self.char_weight {
+                // Out of range (and not finite) gives 0 or more than 10,000: refused by the
+                // pipeline's check, which names the weight.
+                c.weight_per_mille = if w.is_finite() && w > 0.0 && w <= 10.0 {
+                    ((w * 1000.0).round() as u16).max(1)
+                } else {
+                    0
+                };
+            }
+            c
+        };
+        match self.char_ngrams {
+            None => CharNgramsRequest::Chosen(weight(CharNgrams::default())),
+            Some(CharNgramsArg::None) => CharNgramsRequest::Never,
+            Some(CharNgramsArg::Range(min, max)) => CharNgramsRequest::Always(weight(CharNgrams {
+                min,
+                max,
+                ..CharNgrams::default()
+            })),
+        }
+    }
+
     /// The flags as a library request (checked by [`TrainRequest::plan`]).
     pub fn request(&self) -> TrainRequest {
         TrainRequest {
@@ -339,6 +399,7 @@ impl TrainArgs {
             header_fields: !self.no_header_fields,
             html_text: !self.raw_html,
             symbols: !self.no_symbols,
+            char_ngrams: self.char_ngrams_request(),
             max_document_bytes: self.max_document_bytes,
             max_tokens: self.max_tokens,
             max_mime_depth: self.max_mime_depth,
@@ -368,6 +429,9 @@ impl TrainArgs {
 
 /// Flags → plan → run → summary.
 pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
+    if args.char_ngrams == Some(CharNgramsArg::None) && args.char_weight.is_some() {
+        anyhow::bail!("--char-weight weighs character n-grams, but --char-ngrams is none");
+    }
     let mut plan = args.request().plan()?;
     if plan.cluster().is_some() {
         return run_cluster(&args, plan, ui);

@@ -121,6 +121,20 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     if let Some(e) = failed {
         return Err(e.into());
     }
+    if let Some(length) = &result.text_length {
+        ui.info(format!(
+            "{}: {}",
+            length.describe(),
+            if length.wants_char_ngrams() {
+                format!(
+                    "train's choices have character n-grams, and trials may ({})",
+                    length.reason()
+                )
+            } else {
+                format!("no trial has character n-grams ({})", length.reason())
+            }
+        ));
+    }
     let best = &result.trials[result.best];
     writeln!(
         out,

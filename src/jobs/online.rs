@@ -369,6 +369,7 @@ mod tests {
                 calibration: None,
                 selection: None,
                 label_shift: None,
+                text_length: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

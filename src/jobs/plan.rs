@@ -14,14 +14,15 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::jobs::corpus::LabelledCorpus;
 use crate::jobs::train::{
-    check_epochs, train_corpus, train_vocabulary, CacheSettings, Choose, Sharding, TrainSettings,
-    Trained, TRAIN_ETA,
+    check_epochs, sample_text_length, train_corpus, train_vocabulary, CacheSettings, Choose,
+    Sharding, TrainSettings, Trained, TRAIN_ETA,
 };
 use crate::learn::learner::{
     Algorithm, ConstraintKind, CwConfig, KBest, ProjectionKind, RuleKind, WeightPrior,
 };
 use crate::model::{LearnerConfig, Model, WeightEncoding};
 use crate::progress::Progress;
+use crate::text::pipeline::chargrams::CharNgrams;
 use crate::text::pipeline::config::{FilterConfig, TokenizerConfig};
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
@@ -64,6 +65,9 @@ pub struct TrainRequest {
     pub normalize: bool,
     /// Subword pieces instead of words (`None`: words).
     pub subword: Option<SubwordKind>,
+    /// Character n-grams of the words beside them: chosen by the texts' length (words only),
+    /// always, or never.
+    pub char_ngrams: CharNgramsRequest,
     /// The most pieces of a subword vocabulary; `None`: [`DEFAULT_VOCAB_SIZE`].
     pub vocab_size: Option<usize>,
     /// A built-in list, a file, or "none"; `None`: chosen (words) or none (subword pieces).
@@ -105,6 +109,29 @@ pub struct TrainRequest {
     pub cache: CacheSettings,
 }
 
+/// Whether a run has character n-grams beside its words ([`crate::text::pipeline::chargrams`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CharNgramsRequest {
+    /// These when the corpus is of short texts ([`crate::text::length::TextLength::is_short`]),
+    /// none otherwise: `train`'s default (for words; subword pieces, a continued model and a
+    /// cluster take none).
+    Chosen(CharNgrams),
+    /// These, whatever the texts.
+    Always(CharNgrams),
+    /// None.
+    Never,
+}
+
+impl CharNgramsRequest {
+    /// The n-grams a pipeline has before any choice (none when they are chosen).
+    fn fixed(&self) -> Option<CharNgrams> {
+        match self {
+            CharNgramsRequest::Always(c) => Some(*c),
+            _ => None,
+        }
+    }
+}
+
 /// `train --cluster`: this process's place among the processes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterRequest {
@@ -135,6 +162,7 @@ impl Default for TrainRequest {
             values: ValueKind::LogTf,
             normalize: true,
             subword: None,
+            char_ngrams: CharNgramsRequest::Chosen(CharNgrams::default()),
             vocab_size: None,
             stopwords: None,
             stem: None,
@@ -201,6 +229,9 @@ fn check_model_settings(settings: &TrainSettings) -> Result<()> {
     } = settings;
     pipeline.validate()?;
     learner.clone().validate()?;
+    if let Some(chars) = &choose.chars {
+        chars.validate()?;
+    }
     let list = pipeline.filters.iter().find_map(|f| match f {
         FilterConfig::StopWords { name, .. } => Some(name.as_str()),
         _ => None,
@@ -408,6 +439,7 @@ impl TrainRequest {
                 header_fields: self.email_headers && self.header_fields,
                 html_text: self.html_text,
                 symbols: self.symbols,
+                char_ngrams: self.char_ngrams.fixed(),
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,
                 max_mime_depth: self.max_mime_depth,
@@ -423,6 +455,7 @@ impl TrainRequest {
                 mix: self.mix,
             },
             choose: self.choose(),
+            text_length: None,
         })
     }
 
@@ -434,6 +467,13 @@ impl TrainRequest {
             stopwords: !fixed && self.stopwords.is_none() && self.subword.is_none(),
             prior: !fixed && self.prior.is_none() && self.algorithm == Algorithm::Cw,
             label_shift: !fixed && self.label_shift,
+            // A cluster's processes each sample the whole corpus and decide alike.
+            chars: match self.char_ngrams {
+                CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
+                    Some(c)
+                }
+                _ => None,
+            },
         }
     }
 }
@@ -541,6 +581,34 @@ impl TrainPlan {
         Ok(())
     }
 
+    /// When the plan chooses them, gives the pipeline character n-grams if `corpus` is of short
+    /// texts (the median of a sample of its documents, [`crate::text::length`]), and says so.
+    /// The sample's length goes into the settings, for the model to record.
+    fn choose_char_ngrams(&mut self, corpus: &LabelledCorpus, notes: Notes) {
+        let Some(chars) = self.settings.choose.chars else {
+            return;
+        };
+        let Some(length) = sample_text_length(corpus, self.settings.pipeline.input_limits()) else {
+            return;
+        };
+        self.settings.text_length = Some(length);
+        if length.wants_char_ngrams() {
+            self.settings.pipeline.char_ngrams = Some(chars);
+            notes(format!(
+                "character n-grams beside the words ({}): {}; {}",
+                chars.describe(),
+                length.reason(),
+                length.describe()
+            ));
+        } else {
+            notes(format!(
+                "words without character n-grams: {}; {}",
+                length.describe(),
+                length.reason()
+            ));
+        }
+    }
+
     /// Runs the plan on `corpus`: the subword vocabulary, training (continuing `start` when
     /// the plan continues a model), and the kept vocabulary (also when `start` kept one).
     pub fn train(
@@ -561,6 +629,7 @@ impl TrainPlan {
             ));
         }
         self.train_vocabulary(corpus, notes)?;
+        self.choose_char_ngrams(corpus, notes);
         let mut trained = train_corpus(
             corpus,
             &self.settings,
@@ -629,9 +698,12 @@ impl TrainPlan {
                 "train_cluster runs a plan made with a cluster request".into(),
             ));
         };
-        if self.subword.is_some() {
+        if self.subword.is_some() || self.settings.choose.chars.is_some() {
+            // Every process reads the whole corpus's list and decides the same: the vocabulary
+            // and the character n-grams are deterministic functions of it.
             let corpus = crate::jobs::corpus::scan_corpus(dir, filter, options)?;
             self.train_vocabulary(&corpus, notes)?;
+            self.choose_char_ngrams(&corpus, notes);
         }
         let cluster = crate::jobs::cluster::ClusterConfig {
             processes: request.processes,
@@ -670,6 +742,7 @@ mod tests {
                 stopwords: true,
                 prior: true,
                 label_shift: true,
+                chars: Some(CharNgrams::default()),
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -853,7 +926,15 @@ mod tests {
                 mix: true
             }
         );
-        assert_eq!(plan.settings().choose, Choose::default());
+        // Nothing is chosen on a held-out fifth (each process holds only its share), but the
+        // character n-grams are decided from the whole corpus's list, alike in every process.
+        assert_eq!(
+            plan.settings().choose,
+            Choose {
+                chars: Some(CharNgrams::default()),
+                ..Choose::default()
+            }
+        );
     }
 
     /// Settings made in code must be refused with `message` in the error.
@@ -905,6 +986,7 @@ mod tests {
                 stopwords,
                 prior,
                 label_shift: false,
+                chars: None,
             },
             ..TrainSettings::new(5, 1)
         };

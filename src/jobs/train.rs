@@ -23,6 +23,7 @@ use crate::model::{Model, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::featurize_document;
 use crate::text::input::InputLimits;
+use crate::text::length::TextLength;
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
 use crate::text::subword_trainer::TrainedVocabulary;
@@ -103,6 +104,19 @@ impl TrainSettings {
         }
         Ok(out)
     }
+}
+
+/// How long `corpus`'s documents are: the median word count of at most
+/// [`SAMPLE_DOCUMENTS`](crate::text::length::SAMPLE_DOCUMENTS) of them, spread evenly over its
+/// file list (the same documents every run). Files that cannot be read are passed over (they are
+/// reported when featurising); `None` when none can be.
+pub fn sample_text_length(corpus: &LabelledCorpus, limits: InputLimits) -> Option<TextLength> {
+    use crate::text::length::{spread, SAMPLE_DOCUMENTS};
+    let documents: Vec<_> = spread(corpus.files.len(), SAMPLE_DOCUMENTS)
+        .filter_map(|i| corpus.files.get(i).ok())
+        .filter_map(|(source, _)| source.read(limits).ok())
+        .collect();
+    TextLength::of(&documents, corpus.files.len())
 }
 
 /// Featurises a labelled corpus; per-file problems are returned as skipped errors

@@ -34,6 +34,9 @@ pub struct TrainSettings {
     pub sharding: Sharding,
     /// Which settings `train` chooses itself on the held-out fifth ([`Choose`]).
     pub choose: Choose,
+    /// How long the corpus's documents are, when the rule for character n-grams looked
+    /// ([`crate::text::length`]); recorded in the model.
+    pub text_length: Option<crate::text::length::TextLength>,
 }
 
 /// The settings `train` chooses from the training data when the user did not set them: each
@@ -60,6 +63,10 @@ pub struct Choose {
     /// The label-frequency correction of the scores, γ ([`crate::learn::label_shift`]), chosen
     /// on the held-out fifth after the other settings.
     pub label_shift: bool,
+    /// Character n-grams beside the words, these, when the corpus is of short texts
+    /// ([`crate::text::length`]: a rule on a sample of the documents, not a trial on the
+    /// held-out fifth); `None`: the pipeline's as it is.
+    pub chars: Option<crate::text::pipeline::chargrams::CharNgrams>,
 }
 
 impl TrainSettings {
@@ -76,6 +83,7 @@ impl TrainSettings {
             calibrate: false,
             sharding: Sharding::default(),
             choose: Choose::default(),
+            text_length: None,
         }
     }
 }
@@ -269,6 +277,7 @@ impl Trainer {
                 calibration: None,
                 selection: None,
                 label_shift: None,
+                text_length: settings.text_length,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

@@ -34,13 +34,15 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    featurize_cached, most_accurate, TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS,
-    SELECTION_EPOCHS,
+    featurize_cached, most_accurate, sample_text_length, TrainSettings, Trained, Trainer,
+    MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
 use crate::model::WeightEncoding;
 use crate::progress::{NoProgress, Progress};
+use crate::text::length::TextLength;
+use crate::text::pipeline::chargrams::CharNgrams;
 use crate::text::pipeline::config::FilterConfig;
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
@@ -117,6 +119,7 @@ impl TuneRequest {
             calibrate: true,
             sharding: Default::default(),
             choose: Default::default(),
+            text_length: None,
         };
         base.pipeline.validate()?;
         Ok(TunePlan {
@@ -185,6 +188,8 @@ impl TunePlan {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct FeatureChoice {
     pub stopwords: bool,
+    /// Character n-grams beside the words ([`crate::text::pipeline::chargrams`]).
+    pub chars: Option<CharNgrams>,
     /// Punctuation and symbols as tokens beside the words (`train`'s default).
     pub symbols: bool,
     pub stem: bool,
@@ -225,6 +230,7 @@ impl Candidate {
                 [true, false].map(|stopwords| Candidate {
                     features: FeatureChoice {
                         stopwords,
+                        chars: base.pipeline.char_ngrams,
                         symbols: true,
                         stem: false,
                         ngrams: 2,
@@ -258,6 +264,26 @@ impl Candidate {
         Candidate {
             features: FeatureChoice {
                 stopwords: rng.gen_bool(0.5),
+                // Only where train gives them (short texts, small corpora): elsewhere they would
+                // multiply a trial's cost for little. No draw otherwise, so a search of long
+                // texts tries what it tried before they existed.
+                chars: base.pipeline.char_ngrams.and_then(|_| {
+                    [
+                        None,
+                        Some(CharNgrams::default()),
+                        Some(CharNgrams {
+                            min: 2,
+                            ..CharNgrams::default()
+                        }),
+                        Some(CharNgrams {
+                            weight_per_mille: 1000,
+                            ..CharNgrams::default()
+                        }),
+                    ]
+                    .choose(rng)
+                    .copied()
+                    .expect("non-empty")
+                }),
                 symbols: rng.gen_bool(0.7),
                 stem: rng.gen_bool(0.3),
                 ngrams: if rng.gen_bool(0.75) { 2 } else { 1 },
@@ -310,6 +336,7 @@ impl Candidate {
         pipeline.filters = filters;
         pipeline.max_ngram = self.features.ngrams;
         pipeline.symbols = self.features.symbols;
+        pipeline.char_ngrams = self.features.chars;
         pipeline.values.kind = self.features.values;
         Ok(pipeline)
     }
@@ -325,7 +352,7 @@ impl Candidate {
         };
         let f = &self.features;
         format!(
-            "{rule} {parameter} {}{} | stopwords={} symbols={} stem={} ngrams={} values={}",
+            "{rule} {parameter} {}{} | stopwords={} symbols={} stem={} ngrams={} values={} chars={}",
             format!("{:?}", l.constraints).to_lowercase(),
             if l.constraints == ConstraintKind::Single {
                 String::new()
@@ -336,7 +363,13 @@ impl Candidate {
             if f.symbols { "yes" } else { "no" },
             if f.stem { "english" } else { "none" },
             f.ngrams,
-            f.values.name()
+            f.values.name(),
+            f.chars.map_or("none".to_string(), |c| format!(
+                "{}-{}@{}",
+                c.min,
+                c.max,
+                c.weight()
+            ))
         )
     }
 }
@@ -400,6 +433,9 @@ pub struct Search {
     pub cross_validated: Vec<CrossValidated>,
     pub training_documents: usize,
     pub validation_documents: usize,
+    /// How long the documents are, which decided whether the trials have character n-grams
+    /// (as `train` decides; `None` when no document could be read for the sample).
+    pub text_length: Option<TextLength>,
 }
 
 /// A trial's settings validated on every fold.
@@ -455,6 +491,13 @@ fn search(
             "the budget must be at least 1 trial, but is 0".into(),
         ));
     }
+    // Character n-grams as plain `train` gives them: train's choices have them where it would.
+    let text_length = sample_text_length(corpus, base.pipeline.input_limits());
+    let mut base = base.clone();
+    if text_length.is_some_and(|t| t.wants_char_ngrams()) {
+        base.pipeline.char_ngrams = Some(CharNgrams::default());
+    }
+    let base = &base;
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
     let first = Candidate::train_choices(base);
     let first_count = first.len().min(budget);
@@ -557,6 +600,7 @@ fn search(
         cross_validated,
         training_documents: sizes.0,
         validation_documents: sizes.1,
+        text_length,
     })
 }
 
@@ -753,6 +797,7 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
             label_shift: true,
             ..Default::default()
         },
+        text_length: search.text_length,
         ..base.clone()
     })
 }
@@ -815,6 +860,7 @@ mod tests {
             cross_validated: Vec::new(),
             training_documents: 0,
             validation_documents: 0,
+            text_length: None,
         };
         let err = plan
             .train_winner(&corpus, &search, &NoProgress)
@@ -960,6 +1006,7 @@ mod tests {
             stopwords: true,
             prior: true,
             label_shift: true,
+            chars: None,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()

@@ -11,13 +11,16 @@
 //! | … | zero padding to a multiple of 64 bytes, so that the weights can be memory-mapped aligned |
 //! | … | weights, `[feature][label][μ, σ]`, f32 or f16 |
 //! | … | version 2 and later: the vocabulary, if kept (JSON, `vocabulary_bytes` long, see [`Vocabulary`]) |
-//! | … | version 3 only: the rehearsal documents (`rehearsal_bytes` long, see [`crate::learn::rehearsal`]) |
+//! | … | version 3 and later: the rehearsal documents (`rehearsal_bytes` long, see [`crate::learn::rehearsal`]) |
 //! | last 4 | CRC-32 of every byte before it |
 //!
 //! Version 2 added the optional vocabulary section (`train --keep-vocabulary`), version 3 the
-//! optional rehearsal section (the documents `learn` replays after corrections). A file is written
-//! with the lowest version that holds it, so a model with neither is a version 1 file, byte for
-//! byte what earlier cwtext wrote and still readable by it.
+//! optional rehearsal section (the documents `learn` replays after corrections), version 4 no
+//! section but a pipeline with character n-grams ([`crate::text::pipeline::chargrams`]): a
+//! cwtext from before them would read such a header, ignore the field it does not know and
+//! predict without the n-grams, so the version makes it refuse the file instead. A file is
+//! written with the lowest version that holds it, so a model with none of these is a version 1
+//! file, byte for byte what earlier cwtext wrote and still readable by it.
 //!
 //! Files are written to a temporary file in the target's directory and renamed over it, so a
 //! reader or a crash never sees half a model.
@@ -30,7 +33,7 @@ use super::*;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 /// The newest format this cwtext reads and writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The oldest format it still reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
@@ -139,6 +142,10 @@ pub struct ModelHeader {
     /// added to the bias weights ([`crate::learn::label_shift`]); absent when it chose none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_shift: Option<LabelShift>,
+    /// How long the training documents were, when `train` looked to decide on character
+    /// n-grams ([`crate::text::length`]); absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_length: Option<crate::text::length::TextLength>,
     /// Length of the vocabulary section after the weights (format version 2); 0, and then not
     /// written, without one.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -365,7 +372,9 @@ impl Model {
             .as_ref()
             .map(crate::learn::rehearsal::Rehearsal::to_bytes);
         header.rehearsal_bytes = rehearsal.as_ref().map_or(0, |r| r.len() as u64);
-        let version = if rehearsal.is_some() {
+        let version = if header.pipeline.char_ngrams.is_some() {
+            4
+        } else if rehearsal.is_some() {
             3
         } else if vocabulary.is_some() {
             2
@@ -489,6 +498,11 @@ impl Model {
             return Err(fail(ModelError::Corrupted(
                 "a vocabulary in a version 1 file".into(),
             )));
+        }
+        if version < 4 && header.pipeline.char_ngrams.is_some() {
+            return Err(fail(ModelError::Corrupted(format!(
+                "character n-grams in a version {version} file"
+            ))));
         }
         if version < 3 && header.rehearsal_bytes != 0 {
             return Err(fail(ModelError::Corrupted(format!(
@@ -812,6 +826,7 @@ mod tests {
                 calibration: None,
                 selection: None,
                 label_shift: None,
+                text_length: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

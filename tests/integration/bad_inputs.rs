@@ -373,7 +373,7 @@ fn corpora_given_to_train() {
     let out = cwtext()
         .arg("train")
         .arg(stop_words.path())
-        .arg("-o")
+        .args(["--char-ngrams", "none", "-o"])
         .arg(&model)
         .output()
         .unwrap();
@@ -382,7 +382,22 @@ fn corpora_given_to_train() {
         &out,
         &Expect::Ok("kept stop words none, prior idf: too few documents"),
     );
-    // Some documents without features among good ones: skipped by name, exit 1.
+    // By default such short texts have character n-grams, which the list leaves them: the
+    // base settings are kept, and the documents are learned from the letters of their words.
+    let out = cwtext()
+        .arg("train")
+        .arg(stop_words.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "stop words only, character n-grams",
+        &out,
+        &Expect::Ok("kept stop words english, prior idf: too few documents"),
+    );
+    // Some documents without features among good ones: skipped by name, exit 1. (Stop words
+    // only: without character n-grams, which would give "the of" its letters.)
     let some = corpus(&[
         ("a/1.txt", b"shuttle orbit"),
         ("a/2.txt", b"the of"),
@@ -391,7 +406,7 @@ fn corpora_given_to_train() {
     let out = cwtext()
         .arg("train")
         .arg(some.path())
-        .arg("-o")
+        .args(["--char-ngrams", "none", "-o"])
         .arg(&model)
         .output()
         .unwrap();

@@ -11,6 +11,8 @@ mod archive;
 #[cfg(feature = "cli")]
 mod bad_inputs;
 #[cfg(feature = "cli")]
+mod chargrams;
+#[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
 mod compressed;

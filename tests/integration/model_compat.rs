@@ -19,7 +19,7 @@ fn frozen(name: &str) -> std::path::PathBuf {
 /// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 -o v1-mail.cwm`.
 #[test]
 fn format_v1_loads_and_classifies() {
-    assert_eq!(FORMAT_VERSION, 3, "add a frozen model for the new version");
+    assert_eq!(FORMAT_VERSION, 4, "add a frozen model for the new version");
     let model = Model::load(&frozen("v1-mail.cwm")).unwrap();
     assert_eq!(model.labels(), ["ham", "spam"]);
     assert_eq!(model.header.encoding, WeightEncoding::F16);
@@ -114,5 +114,58 @@ fn format_v3_loads_with_its_rehearsal_documents() {
     assert_eq!(
         std::fs::read(dir.path().join("again.cwm")).unwrap(),
         std::fs::read(&path).unwrap()
+    );
+}
+
+/// v4 (a pipeline with character n-grams beside the words; no new section): trained on
+/// `tests/fixtures/rows/news-train.txt` (36 posts, a small corpus, so `train` gave it character
+/// n-grams), 2^16 buckets, f16: `cwtext train rows/news-train.txt --hash-bits 16 --encoding f16
+/// -o v4-news-chars.cwm`.
+#[test]
+fn format_v4_loads_with_its_character_n_grams() {
+    use cwtext::text::pipeline::chargrams::CharNgrams;
+    let path = frozen("v4-news-chars.cwm");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[8], 4);
+    let model = Model::load(&path).unwrap();
+    assert_eq!(
+        model.labels(),
+        ["rec.sport.hockey", "sci.space", "talk.politics.mideast"]
+    );
+    assert_eq!(model.pipeline().char_ngrams, Some(CharNgrams::default()));
+    let length = model
+        .header
+        .text_length
+        .expect("train recorded the texts' length");
+    assert_eq!((length.sampled, length.documents, length.mail), (36, 36, 0));
+    assert!(!length.is_short() && length.is_small());
+    // The character n-grams are features: a word never seen in training still counts through
+    // its letters ("spacewalks" shares <sp, spa, pac, ... with "space").
+    let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
+    let limits = model.pipeline().input_limits();
+    let doc = parse_bytes(b"spacewalks", limits).unwrap();
+    let x = pipeline.features(&doc).unwrap();
+    // 1 word (no bigram), the 10 + 9 + 8 n-grams of 3 to 5 characters of <spacewalks>, and
+    // the bias (two buckets might coincide).
+    assert!((27..=29).contains(&x.nnz()), "{} features", x.nnz());
+    let p = model.predict(&x, Method::Exact);
+    assert_eq!(model.labels()[p.label], "sci.space");
+    // Saved again: the same bytes.
+    let dir = tempfile::tempdir().unwrap();
+    model.save(&dir.path().join("again.cwm")).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("again.cwm")).unwrap(), bytes);
+    // The same file claiming to be version 3 is refused: a cwtext of version 3 would read the
+    // header and predict without the n-grams.
+    let mut older = bytes.clone();
+    older[8] = 3;
+    let crc = crc32fast::hash(&older[..older.len() - 4]);
+    let end = older.len() - 4;
+    older[end..].copy_from_slice(&crc.to_le_bytes());
+    let old = dir.path().join("old.cwm");
+    std::fs::write(&old, &older).unwrap();
+    let err = Model::load(&old).unwrap_err().to_string();
+    assert!(
+        err.contains("character n-grams in a version 3 file"),
+        "{err}"
     );
 }

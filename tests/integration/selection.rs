@@ -97,6 +97,7 @@ fn question_words_make_train_drop_the_stop_word_list() {
         stopwords: true,
         prior: true,
         label_shift: false,
+        chars: None,
     };
     let trained = train_corpus(&corpus, &settings(all));
     let selection = trained
@@ -143,6 +144,7 @@ fn a_corpus_too_small_to_hold_out_a_fifth_chooses_its_stop_words_by_cross_valida
         stopwords: true,
         prior: true,
         label_shift: false,
+        chars: None,
     };
     let dir = tempfile::tempdir().unwrap();
     question_corpus(dir.path(), 25);
@@ -262,6 +264,7 @@ fn candidates_are_compared_after_one_epoch_and_the_winner_is_what_its_settings_t
         stopwords: true,
         prior: true,
         label_shift: false,
+        chars: None,
     };
     let chosen = train_corpus(&corpus, &settings(all));
     let selection = chosen.selection.clone().expect("a choice");

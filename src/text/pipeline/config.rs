@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::chargrams::CharNgrams;
 use super::filter::{Lowercase, MaxLength, TokenFilter};
 use super::stem::{Stem, StemLanguage};
 use super::stopwords;
@@ -130,6 +131,11 @@ pub struct PipelineConfig {
     /// Absent in models written before it existed, which had none.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub symbols: bool,
+    /// Character n-grams of the body's words beside the words ([`super::chargrams`]). Absent
+    /// in models without them; a model with them is a format version 4 file, which cwtext
+    /// from before them refuses instead of predicting without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub char_ngrams: Option<CharNgrams>,
     /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
     /// huge file cannot exhaust memory or time.
     #[serde(default = "default_max_document_bytes")]
@@ -188,6 +194,7 @@ impl Default for PipelineConfig {
             field_rule: FieldRule::Stable,
             html_text: true,
             symbols: false,
+            char_ngrams: None,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
             max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
@@ -235,6 +242,15 @@ impl PipelineConfig {
                 "document limits must be at least 1, but are {} bytes and {} tokens",
                 self.max_document_bytes, self.max_tokens
             )));
+        }
+        if let Some(chars) = &self.char_ngrams {
+            chars.validate()?;
+            if self.tokenizer != TokenizerConfig::UnicodeWords {
+                return Err(Error::InvalidSetting(format!(
+                    "character n-grams are of words, but the tokeniser gives {} pieces",
+                    self.tokenizer.name()
+                )));
+            }
         }
         self.filters.iter().try_for_each(FilterConfig::validate)
     }

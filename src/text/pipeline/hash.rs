@@ -117,6 +117,9 @@ pub const NS_TO: u8 = 3;
 pub const NS_FIELD: u8 = 4;
 /// The words of a header field's value, before they are joined to the field's name.
 pub const NS_FIELD_WORD: u8 = 5;
+/// A character n-gram of a body word ([`super::chargrams`]; added with them, 2026-11-27: no
+/// earlier model hashed anything in it).
+pub const NS_CHAR: u8 = 6;
 
 /// The 64-bit hash of a token in a namespace.
 #[inline]

@@ -12,6 +12,7 @@
 //! foundation; the subword trainer and the vocabulary are above it.
 
 pub mod ascii;
+pub mod chargrams;
 pub mod config;
 pub mod fields;
 pub mod filter;
@@ -133,6 +134,11 @@ pub struct Pipeline {
     ascii_chain: Option<AsciiChain>,
     /// Whether the last document hit the token limit.
     truncated: bool,
+    /// Where the character n-grams start in `buckets` (its length when there are none).
+    char_start: usize,
+    char_scratch: chargrams::CharScratch,
+    /// The character n-grams' weighed pairs before they are added to the words'.
+    char_pairs: (Vec<u32>, Vec<f32>),
 }
 
 /// The token cache is emptied when it holds this many words (a few MB), so memory stays bounded
@@ -164,6 +170,9 @@ impl Pipeline {
             values: Vec::new(),
             cache: HashMap::default(),
             truncated: false,
+            char_start: 0,
+            char_scratch: Default::default(),
+            char_pairs: Default::default(),
         })
     }
 
@@ -176,9 +185,24 @@ impl Pipeline {
         if self.buckets(doc).is_empty() {
             return None;
         }
-        self.config
-            .values
-            .weigh(&mut self.buckets, &mut self.indices, &mut self.values);
+        match &self.config.char_ngrams {
+            Some(chars) => {
+                let (words, grams) = self.buckets.split_at_mut(self.char_start);
+                self.config.values.weigh_two(
+                    words,
+                    grams,
+                    chars.weight(),
+                    &mut self.indices,
+                    &mut self.values,
+                    &mut self.char_pairs,
+                );
+            }
+            None => {
+                self.config
+                    .values
+                    .weigh(&mut self.buckets, &mut self.indices, &mut self.values)
+            }
+        }
         if self.config.bias {
             self.indices.push(self.config.buckets() as u32);
             self.values.push(1.0);
@@ -194,7 +218,8 @@ impl Pipeline {
     }
 
     /// The buckets of the document's n-grams and header features, in text order with repeats
-    /// (tokenise + filter + hash, before counting and weighting).
+    /// (tokenise + filter + hash, before counting and weighting), then those of its character
+    /// n-grams, if the pipeline has them (from [`Self::char_start`] on).
     pub fn buckets(&mut self, doc: &Document) -> &[u32] {
         self.grams.clear();
         self.tokens.clear();
@@ -206,11 +231,23 @@ impl Pipeline {
                 self.push_header_features(headers);
             }
         }
+        self.char_start = self.grams.len();
+        if let Some(chars) = &self.config.char_ngrams {
+            let grams = &mut self.grams;
+            chars.for_each(&doc.body, &mut self.char_scratch, &mut |hash, _| {
+                grams.push(hash)
+            });
+        }
         let bits = self.config.hash_bits;
         self.buckets.clear();
         self.buckets
             .extend(self.grams.iter().map(|&h| bucket(h, bits)));
         &self.buckets
+    }
+
+    /// Where the last document's character n-grams start in [`Self::buckets`].
+    pub fn char_start(&self) -> usize {
+        self.char_start
     }
 
     /// Whether the last document had more tokens than `max_tokens` (the rest were dropped).
@@ -477,7 +514,11 @@ mod tests {
         stemmed.filters.push(FilterConfig::Stem {
             language: stem::StemLanguage::English,
         });
-        for config in [PipelineConfig::default(), stemmed] {
+        let chars = PipelineConfig {
+            char_ngrams: Some(chargrams::CharNgrams::default()),
+            ..PipelineConfig::default()
+        };
+        for config in [PipelineConfig::default(), stemmed, chars.clone()] {
             let mut pipeline = Pipeline::new(&config).unwrap();
             let buckets = pipeline.buckets(&doc).to_vec();
             let traced = pipeline.trace(&doc);
@@ -503,6 +544,55 @@ mod tests {
         let mut pipeline = Pipeline::new(&PipelineConfig::default()).unwrap();
         let texts: Vec<String> = pipeline.trace(&doc).into_iter().map(|f| f.text).collect();
         assert!(texts.contains(&"shuttle's orbit".to_string()), "{texts:?}");
+        // Character n-grams come last, of every body word (stop words too), after the header's.
+        let mut pipeline = Pipeline::new(&chars).unwrap();
+        pipeline.buckets(&doc);
+        let traced = pipeline.trace(&doc);
+        let first = traced.iter().position(|f| f.text.starts_with("chars:"));
+        assert_eq!(first, Some(pipeline.char_start()));
+        let texts: Vec<&str> = traced.iter().map(|f| f.text.as_str()).collect();
+        for want in [
+            "chars:<th",
+            "chars:the>",
+            "chars:ttle'",
+            "chars:<naï",
+            "chars:aïve>",
+        ] {
+            assert!(texts.contains(&want), "{want} not in {texts:?}");
+        }
+        assert!(
+            !texts.contains(&"chars:<the>"),
+            "the word itself is the word's feature"
+        );
+    }
+
+    /// The words' view and the characters' are each scaled to unit length, the characters'
+    /// weighed by 0.5, added and scaled to unit length again: "space" alone, by hand.
+    #[test]
+    fn character_n_grams_are_a_second_view_at_their_weight() {
+        let config = PipelineConfig {
+            char_ngrams: Some(chargrams::CharNgrams::default()),
+            max_ngram: 1,
+            bias: false,
+            ..PipelineConfig::default()
+        };
+        let x = features(&config, b"space").unwrap();
+        // <space>: 5 trigrams, 4 four-grams, 3 five-grams = 12 n-grams, each 1/sqrt(12) in its
+        // view, then x 0.5; the word 1. Squared sum: 1 + 12 x 0.25 / 12 = 1.25.
+        assert_eq!(x.nnz(), 13, "no two of the 13 features share a bucket here");
+        let word = bucket(token_hash(NS_BODY, "space"), config.hash_bits);
+        let (indices, values) = x.into_raw_storage();
+        let norm = 1.25f32.sqrt();
+        for (i, v) in indices.iter().zip(&values) {
+            let want = if *i == word {
+                1.0 / norm
+            } else {
+                0.5 / 12f32.sqrt() / norm
+            };
+            assert!((v - want).abs() < 1e-6, "bucket {i}: {v} against {want}");
+        }
+        let squares: f32 = values.iter().map(|v| v * v).sum();
+        assert!((squares - 1.0).abs() < 1e-6);
     }
 
     #[test]

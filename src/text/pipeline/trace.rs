@@ -64,6 +64,11 @@ impl Pipeline {
                 }
             }
         }
+        if let Some(chars) = self.config.char_ngrams {
+            chars.for_each(&doc.body, &mut self.char_scratch, &mut |hash, gram| {
+                push(hash, format!("chars:{gram}"))
+            });
+        }
         out
     }
 

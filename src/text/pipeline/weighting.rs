@@ -60,6 +60,57 @@ impl ValueConfig {
     }
 }
 
+impl ValueConfig {
+    /// Two views of a document, `words` and `chars` (each a bucket list with repeats), weighed
+    /// apart as [`Self::weigh`] weighs one, the second's values multiplied by `weight`, added
+    /// bucket by bucket (a bucket both hold gets the sum) and, with `l2_normalize`, the sum
+    /// scaled to unit length. `scratch` holds the second view's pairs.
+    pub fn weigh_two(
+        &self,
+        words: &mut [u32],
+        chars: &mut [u32],
+        weight: f32,
+        indices: &mut Vec<u32>,
+        values: &mut Vec<f32>,
+        scratch: &mut (Vec<u32>, Vec<f32>),
+    ) {
+        let (char_indices, char_values) = scratch;
+        self.weigh(chars, char_indices, char_values);
+        if words.is_empty() {
+            indices.clear();
+            values.clear();
+        } else {
+            self.weigh(words, indices, values);
+        }
+        let (mut i, mut j) = (0, 0);
+        let (word_indices, word_values) = (std::mem::take(indices), std::mem::take(values));
+        while i < word_indices.len() || j < char_indices.len() {
+            let (a, b) = (
+                word_indices.get(i).copied().unwrap_or(u32::MAX),
+                char_indices.get(j).copied().unwrap_or(u32::MAX),
+            );
+            let bucket = a.min(b);
+            let mut value = 0.0;
+            if a == bucket {
+                value += word_values[i];
+                i += 1;
+            }
+            if b == bucket {
+                value += weight * char_values[j];
+                j += 1;
+            }
+            indices.push(bucket);
+            values.push(value);
+        }
+        if self.l2_normalize {
+            let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                values.iter_mut().for_each(|v| *v /= norm);
+            }
+        }
+    }
+}
+
 /// Documents with fewer buckets than this are sorted by comparison: the radix sort's tables
 /// of counts cost the same whatever the document's length.
 const RADIX_MIN: usize = 128;
@@ -112,6 +163,47 @@ fn sort_buckets(keys: &mut [u32], scratch: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words 7, 7, 9 (log-tf: 1 + ln 2 and 1) and characters 9, 11 (1 and 1), weight 0.5, by
+    /// hand: bucket 9 is in both views and gets the sum.
+    #[test]
+    fn two_views_are_scaled_apart_weighed_and_added() {
+        let config = ValueConfig {
+            kind: ValueKind::LogTf,
+            l2_normalize: true,
+        };
+        let (mut words, mut chars) = (vec![7, 9, 7], vec![11, 9]);
+        let (mut indices, mut values, mut scratch) = (Vec::new(), Vec::new(), Default::default());
+        config.weigh_two(
+            &mut words,
+            &mut chars,
+            0.5,
+            &mut indices,
+            &mut values,
+            &mut scratch,
+        );
+        let a = 1.0 + 2f32.ln();
+        let n = (a * a + 1.0).sqrt();
+        let c = 0.5 / 2f32.sqrt();
+        let raw = [a / n, 1.0 / n + c, c];
+        let total = raw.iter().map(|v| v * v).sum::<f32>().sqrt();
+        assert_eq!(indices, [7, 9, 11]);
+        for (v, r) in values.iter().zip(raw) {
+            assert!((v - r / total).abs() < 1e-6, "{values:?}");
+        }
+        // Without words (every one a stop word), the characters alone, at unit length.
+        let (mut none, mut chars) = (vec![], vec![11, 9]);
+        config.weigh_two(
+            &mut none,
+            &mut chars,
+            0.5,
+            &mut indices,
+            &mut values,
+            &mut scratch,
+        );
+        assert_eq!(indices, [9, 11]);
+        assert!(values.iter().all(|v| (v - 0.5f32.sqrt()).abs() < 1e-6));
+    }
 
     proptest::proptest! {
         /// The radix sort orders buckets as `sort_unstable` does, for every hash width (those

@@ -1,0 +1,254 @@
+//! How long a corpus's documents are, in words: `train` gives short texts (questions,
+//! sentences, messages, tweets) and small corpora character n-grams beside their words
+//! ([`crate::text::pipeline::chargrams`]), but not mail, and decides from a sample.
+//!
+//! Not mail: mail is routed by its header fields as much as by its words (List-Id, sender,
+//! Subject), and the body's many character n-grams take weight from them. On SpamAssassin's five
+//! folders they cost 1.7 points (0.4 on 125 of its messages), and a test of folders that only a
+//! List-Id tells apart (`folders_told_apart_by_a_header_field_alone_are_learned`) no longer
+//! reached its 95% with them; ham/spam gained 1.2 points on 120 messages, but mail filters are
+//! what cwtext is run in delivery with, where a message's features also cost time.
+
+use serde::{Deserialize, Serialize};
+
+use crate::text::input::Document;
+use crate::text::pipeline::tokenizer::{Tokenizer, UnicodeWords};
+
+/// A corpus is of short texts when its median document has at most this many words. On the
+/// comparison's 15 corpora the medians are 9 to 22 words for questions, sentences, reviews,
+/// messages, tweets and fortunes, where character n-grams gained, and 53 or more for package
+/// descriptions, news wire, newsgroup posts, man pages and mail, where they cost time for little
+/// or nothing (`benches/results/char-ngrams-2026-11-27.md`).
+pub const SHORT_TEXT_WORDS: usize = 40;
+
+/// A corpus is small when it holds at most this many words, estimated as the median document's
+/// words times the documents. On small corpora cut from the comparison's (100 to 1,200
+/// documents), character n-grams gained on long texts too (20 Newsgroups with 10, 25 and 60
+/// posts a label +3.7, +1.9 and +0.4 points, Reuters R8 with 20 +0.3), and there they cost
+/// well under a second.
+pub const SMALL_CORPUS_WORDS: usize = 250_000;
+
+/// How many documents the median is taken over, spread evenly over the corpus's file list.
+pub const SAMPLE_DOCUMENTS: usize = 200;
+
+/// The median length of a sample of documents, as `train` stores it in the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextLength {
+    /// Documents sampled (fewer than [`SAMPLE_DOCUMENTS`] in a small corpus).
+    pub sampled: usize,
+    /// Their median number of words (UAX #29 words of the body; a mail's Subject is in it).
+    pub median_words: usize,
+    /// The documents of the corpus (the sample's population).
+    pub documents: usize,
+    /// How many of the sampled documents are mail (a message with a header).
+    #[serde(default)]
+    pub mail: usize,
+}
+
+impl TextLength {
+    /// The median of the sampled documents' word counts (the lower middle of an even count),
+    /// of a corpus of `documents`; `None` without documents.
+    pub fn of<'a>(
+        sample: impl IntoIterator<Item = &'a Document>,
+        documents: usize,
+    ) -> Option<Self> {
+        let mut mail = 0;
+        let mut words: Vec<usize> = sample
+            .into_iter()
+            .inspect(|d| mail += usize::from(d.headers.is_some()))
+            .map(word_count)
+            .collect();
+        if words.is_empty() {
+            return None;
+        }
+        words.sort_unstable();
+        Some(TextLength {
+            sampled: words.len(),
+            median_words: words[(words.len() - 1) / 2],
+            documents: documents.max(words.len()),
+            mail,
+        })
+    }
+
+    /// Whether these are short texts ([`SHORT_TEXT_WORDS`]).
+    pub fn is_short(&self) -> bool {
+        self.median_words <= SHORT_TEXT_WORDS
+    }
+
+    /// The corpus's words, estimated: the median times the documents.
+    pub fn estimated_words(&self) -> usize {
+        self.median_words.saturating_mul(self.documents)
+    }
+
+    /// Whether the corpus is small ([`SMALL_CORPUS_WORDS`]).
+    pub fn is_small(&self) -> bool {
+        self.estimated_words() <= SMALL_CORPUS_WORDS
+    }
+
+    /// Whether most of the sample is mail.
+    pub fn is_mail(&self) -> bool {
+        self.mail * 2 > self.sampled
+    }
+
+    /// Whether `train` gives the corpus character n-grams: short texts or a small corpus, and
+    /// not mail.
+    pub fn wants_char_ngrams(&self) -> bool {
+        !self.is_mail() && (self.is_short() || self.is_small())
+    }
+
+    /// For people: "the median of 200 documents has 17 words; about 95,000 words in 5,600
+    /// documents".
+    pub fn describe(&self) -> String {
+        format!(
+            "the median of {} sampled document{} has {} word{}; about {} words in {} documents",
+            self.sampled,
+            if self.sampled == 1 { "" } else { "s" },
+            self.median_words,
+            if self.median_words == 1 { "" } else { "s" },
+            thousands(self.estimated_words()),
+            thousands(self.documents)
+        )
+    }
+
+    /// Why character n-grams are or are not given, for people.
+    pub fn reason(&self) -> String {
+        if self.is_mail() {
+            return "mail, which its header fields route as much as its words".to_string();
+        }
+        match (self.is_short(), self.is_small()) {
+            (true, _) => format!("short texts (a median of at most {SHORT_TEXT_WORDS} words)"),
+            (false, true) => format!(
+                "a small corpus (at most {} words)",
+                thousands(SMALL_CORPUS_WORDS)
+            ),
+            (false, false) => format!(
+                "they serve short texts (a median of at most {SHORT_TEXT_WORDS} words) and small corpora (at most {} words)",
+                thousands(SMALL_CORPUS_WORDS)
+            ),
+        }
+    }
+}
+
+/// The indices of at most `n` of `len` items, spread evenly (all of them when `len` ≤ `n`).
+pub fn spread(len: usize, n: usize) -> impl Iterator<Item = usize> {
+    let take = len.min(n);
+    (0..take).map(move |i| i * len / take)
+}
+
+/// 1234567 → "1,234,567".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn word_count(doc: &Document) -> usize {
+    let mut n = 0;
+    UnicodeWords { symbols: false }.tokenize(&doc.body, &mut |_| n += 1);
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::input::DocumentKind;
+
+    fn doc(body: &str) -> Document {
+        Document {
+            kind: DocumentKind::Text { encoding: "UTF-8" },
+            body: body.into(),
+            headers: None,
+            skipped_deep_parts: 0,
+        }
+    }
+
+    #[test]
+    fn the_median_is_the_lower_middle_and_counts_words_not_symbols() {
+        let docs = [
+            doc("What is the capital of France?"), // 6
+            doc("Free entry!!! Text WIN now"),     // 5: "!!!" is no word
+            doc("a b c d e f g h i j"),            // 10
+            doc("東京"),                           // 2: each ideograph is a word
+        ];
+        let t = TextLength::of(&docs, 5_000).unwrap();
+        assert_eq!(
+            t,
+            TextLength {
+                sampled: 4,
+                median_words: 5,
+                documents: 5_000,
+                mail: 0,
+            }
+        );
+        assert!(t.is_short() && t.wants_char_ngrams());
+        assert_eq!(
+            t.describe(),
+            "the median of 4 sampled documents has 5 words; about 25,000 words in 5,000 documents"
+        );
+        assert_eq!(TextLength::of(&docs[..0], 10), None);
+        let long = doc(&"word ".repeat(SHORT_TEXT_WORDS + 1));
+        assert!(!TextLength::of([&long], 1).unwrap().is_short());
+        let edge = doc(&"word ".repeat(SHORT_TEXT_WORDS));
+        assert!(TextLength::of([&edge], 1).unwrap().is_short());
+    }
+
+    #[test]
+    fn long_texts_get_character_n_grams_only_in_a_small_corpus() {
+        let long = doc(&"word ".repeat(100));
+        // 100 words × 2,500 documents = 250,000: small, at the bound.
+        let small = TextLength::of([&long], 2_500).unwrap();
+        assert!(!small.is_short() && small.is_small() && small.wants_char_ngrams());
+        assert!(
+            small.reason().starts_with("a small corpus"),
+            "{}",
+            small.reason()
+        );
+        let large = TextLength::of([&long], 2_501).unwrap();
+        assert!(!large.wants_char_ngrams());
+        assert!(large.reason().starts_with("they serve short texts"));
+        // The documents are at least the sample.
+        assert_eq!(TextLength::of([&long, &long], 0).unwrap().documents, 2);
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
+
+    #[test]
+    fn mail_gets_no_character_n_grams_however_short() {
+        let limits = crate::text::pipeline::PipelineConfig::default().input_limits();
+        let mail = crate::text::input::parse_bytes(
+            b"From: ann@example.org\nList-Id: <alpha.lists.example.org>\nSubject: lunch\n\nNoon?\n",
+            limits,
+        )
+        .unwrap();
+        let text = doc("Noon?");
+        let mostly_mail = TextLength::of([&mail, &mail, &text], 3).unwrap();
+        assert_eq!(mostly_mail.mail, 2);
+        assert!(mostly_mail.is_short() && mostly_mail.is_mail());
+        assert!(!mostly_mail.wants_char_ngrams());
+        assert!(
+            mostly_mail.reason().starts_with("mail"),
+            "{}",
+            mostly_mail.reason()
+        );
+        // Half mail is not mostly mail.
+        assert!(TextLength::of([&mail, &text], 2)
+            .unwrap()
+            .wants_char_ngrams());
+    }
+
+    #[test]
+    fn the_sample_is_spread_over_the_list() {
+        assert_eq!(spread(3, 200).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(spread(10, 4).collect::<Vec<_>>(), [0, 2, 5, 7]);
+        assert_eq!(spread(0, 4).count(), 0);
+        let big: Vec<usize> = spread(1_000_000, SAMPLE_DOCUMENTS).collect();
+        assert_eq!(big.len(), SAMPLE_DOCUMENTS);
+        assert_eq!((big[0], big[1], big[199]), (0, 5_000, 995_000));
+    }
+}
