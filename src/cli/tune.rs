@@ -20,10 +20,12 @@ Examples:
   cwtext tune corpus/ -o tuned.cwm
   cwtext tune 20ng/ --include 'train-*' -o 20ng.cwm --budget 40 --seed 3
 
-Searched: feature options (stop words, symbols, stemming, bigrams, value type), the update rule
+Searched: feature options (stop words, symbols, stemming, bigrams, value type; character n-grams
+where train gives them: none, 3-5 or 2-5 at weight 0.5, 3-5 at 1), the update rule
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
 sequential k = 3 or 5); epochs by early stopping. The first four trials are always what plain
-`cwtext train` chooses among (stop words english/none × η 0.99/0.9). Only
+`cwtext train` chooses among (stop words english/none × prior idf/flat, with the character
+n-grams train would give). Only
 the training files are read: a fixed fifth of them (by a hash of the path) validates. When
 trials beat train's pick on that fifth, the two most accurate and the pick are compared on 5
 folds (every training file validated once), and a challenger wins only if it is better there

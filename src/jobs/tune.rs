@@ -4,7 +4,8 @@
 //! holds out, [`crate::jobs::corpus::held_out`]): four fifths train, one fifth validates. Nothing else is
 //! looked at, so no test data can leak into the choice. A seeded random search tries `budget`
 //! settings (the first are the four that `cwtext train` chooses among): feature options (stop
-//! words, symbols, stemming, bigrams, value type), the update rule and its parameter (η, AROW's r, SCW's C), the prior (flat or idf), the constraint
+//! words, symbols, stemming, bigrams, value type, and character n-grams where `train` gives them),
+//! the update rule and its parameter (η, AROW's r, SCW's C), the prior (flat or idf), the constraint
 //! strategy and k. Each trial trains epoch by epoch and stops early when the validation accuracy
 //! has not improved for [`PATIENCE`] epochs; its score is the best validation accuracy and the
 //! epoch it was reached at. Train's pick (by `train`'s own rule among its four) wins unless
