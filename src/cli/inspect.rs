@@ -169,7 +169,7 @@ fn write_text(
     if let Some(length) = &h.text_length {
         writeln!(
             out,
-            "text length        {}: {} ({})",
+            "text length        {}: {}; {}",
             length.describe(),
             match &h.pipeline.char_ngrams {
                 Some(chars) => format!("character n-grams beside the words, {}", chars.describe()),
