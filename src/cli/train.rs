@@ -183,8 +183,8 @@ pub struct TrainArgs {
     pub char_ngrams: Option<CharNgramsArg>,
     /// The character n-grams' weight beside the words: each view is scaled to unit length,
     /// the characters' then multiplied by W, in (0, 10] [default: 0.5].
-    #[arg(long, value_name = "W")]
-    pub char_weight: Option<f64>,
+    #[arg(long, value_name = "W", value_parser = parse_char_weight)]
+    pub char_weight: Option<u16>,
     /// Read HTML as it is: a page's markup, style sheets and scripts become features, and a
     /// mail's HTML part is read by mail-parser's conversion, which joins the words on both
     /// sides of a tag. By default a file that is an HTML page (and a mail's HTML part) is read
@@ -333,6 +333,16 @@ pub enum CharNgramsArg {
     Range(u8, u8),
 }
 
+/// `--char-weight`: in (0, 10], as the model stores it (thousandths, at least one).
+fn parse_char_weight(s: &str) -> Result<u16, String> {
+    match s.trim().parse::<f64>() {
+        Ok(w) if w > 0.0 && w <= 10.0 => Ok(((w * 1000.0).round() as u16).max(1)),
+        _ => Err(format!(
+            "the weight of character n-grams must be in (0, 10], but is {s}"
+        )),
+    }
+}
+
 fn parse_char_ngrams(s: &str) -> Result<CharNgramsArg, String> {
     if s == "none" {
         return Ok(CharNgramsArg::None);
@@ -349,17 +359,9 @@ impl TrainArgs {
     /// `--char-ngrams` and `--char-weight` as a request (a weight with `none` is refused
     /// where the flags are checked).
     fn char_ngrams_request(&self) -> CharNgramsRequest {
-        let weight = |mut c: CharNgrams| {
-            if let Some(w) = self.char_weight {
-                // Out of range (and not finite) gives 0 or more than 10,000: refused by the
-                // pipeline's check, which names the weight.
-                c.weight_per_mille = if w.is_finite() && w > 0.0 && w <= 10.0 {
-                    ((w * 1000.0).round() as u16).max(1)
-                } else {
-                    0
-                };
-            }
-            c
+        let weight = |c: CharNgrams| CharNgrams {
+            weight_per_mille: self.char_weight.unwrap_or(c.weight_per_mille),
+            ..c
         };
         match self.char_ngrams {
             None => CharNgramsRequest::Chosen(weight(CharNgrams::default())),

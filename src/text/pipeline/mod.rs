@@ -137,8 +137,8 @@ pub struct Pipeline {
     /// Where the character n-grams start in `buckets` (its length when there are none).
     char_start: usize,
     char_scratch: chargrams::CharScratch,
-    /// The character n-grams' weighed pairs before they are added to the words'.
-    char_pairs: (Vec<u32>, Vec<f32>),
+    /// Each view's weighed pairs before the words' and the characters' are added.
+    two_views: weighting::TwoViews,
 }
 
 /// The token cache is emptied when it holds this many words (a few MB), so memory stays bounded
@@ -172,7 +172,7 @@ impl Pipeline {
             truncated: false,
             char_start: 0,
             char_scratch: Default::default(),
-            char_pairs: Default::default(),
+            two_views: Default::default(),
         })
     }
 
@@ -194,7 +194,7 @@ impl Pipeline {
                     chars.weight(),
                     &mut self.indices,
                     &mut self.values,
-                    &mut self.char_pairs,
+                    &mut self.two_views,
                 );
             }
             None => {
@@ -219,7 +219,7 @@ impl Pipeline {
 
     /// The buckets of the document's n-grams and header features, in text order with repeats
     /// (tokenise + filter + hash, before counting and weighting), then those of its character
-    /// n-grams, if the pipeline has them (from [`Self::char_start`] on).
+    /// n-grams, if the pipeline has them (from `char_start` on).
     pub fn buckets(&mut self, doc: &Document) -> &[u32] {
         self.grams.clear();
         self.tokens.clear();
@@ -243,11 +243,6 @@ impl Pipeline {
         self.buckets
             .extend(self.grams.iter().map(|&h| bucket(h, bits)));
         &self.buckets
-    }
-
-    /// Where the last document's character n-grams start in [`Self::buckets`].
-    pub fn char_start(&self) -> usize {
-        self.char_start
     }
 
     /// Whether the last document had more tokens than `max_tokens` (the rest were dropped).
@@ -549,7 +544,7 @@ mod tests {
         pipeline.buckets(&doc);
         let traced = pipeline.trace(&doc);
         let first = traced.iter().position(|f| f.text.starts_with("chars:"));
-        assert_eq!(first, Some(pipeline.char_start()));
+        assert_eq!(first, Some(pipeline.char_start));
         let texts: Vec<&str> = traced.iter().map(|f| f.text.as_str()).collect();
         for want in [
             "chars:<th",

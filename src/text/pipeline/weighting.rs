@@ -52,19 +52,14 @@ impl ValueConfig {
             });
         }
         if self.l2_normalize {
-            let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                values.iter_mut().for_each(|v| *v /= norm);
-            }
+            scale_to_unit_length(values);
         }
     }
-}
 
-impl ValueConfig {
     /// Two views of a document, `words` and `chars` (each a bucket list with repeats), weighed
     /// apart as [`Self::weigh`] weighs one, the second's values multiplied by `weight`, added
     /// bucket by bucket (a bucket both hold gets the sum) and, with `l2_normalize`, the sum
-    /// scaled to unit length. `scratch` holds the second view's pairs.
+    /// scaled to unit length. `scratch` holds each view's pairs between documents.
     pub fn weigh_two(
         &self,
         words: &mut [u32],
@@ -72,18 +67,17 @@ impl ValueConfig {
         weight: f32,
         indices: &mut Vec<u32>,
         values: &mut Vec<f32>,
-        scratch: &mut (Vec<u32>, Vec<f32>),
+        scratch: &mut TwoViews,
     ) {
-        let (char_indices, char_values) = scratch;
+        let TwoViews {
+            words: (word_indices, word_values),
+            chars: (char_indices, char_values),
+        } = scratch;
+        self.weigh(words, word_indices, word_values);
         self.weigh(chars, char_indices, char_values);
-        if words.is_empty() {
-            indices.clear();
-            values.clear();
-        } else {
-            self.weigh(words, indices, values);
-        }
+        indices.clear();
+        values.clear();
         let (mut i, mut j) = (0, 0);
-        let (word_indices, word_values) = (std::mem::take(indices), std::mem::take(values));
         while i < word_indices.len() || j < char_indices.len() {
             let (a, b) = (
                 word_indices.get(i).copied().unwrap_or(u32::MAX),
@@ -103,11 +97,24 @@ impl ValueConfig {
             values.push(value);
         }
         if self.l2_normalize {
-            let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                values.iter_mut().for_each(|v| *v /= norm);
-            }
+            scale_to_unit_length(values);
         }
+    }
+}
+
+/// The weighed pairs of each view of [`ValueConfig::weigh_two`], kept from document to
+/// document so that weighing allocates nothing once they have grown.
+#[derive(Debug, Default)]
+pub struct TwoViews {
+    words: (Vec<u32>, Vec<f32>),
+    chars: (Vec<u32>, Vec<f32>),
+}
+
+/// Divides `values` by their L2 norm (none when they are all zero).
+fn scale_to_unit_length(values: &mut [f32]) {
+    let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        values.iter_mut().for_each(|v| *v /= norm);
     }
 }
 
