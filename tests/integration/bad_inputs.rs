@@ -147,6 +147,24 @@ fn documents_given_to_classify() {
             b"the space shuttle \xff\xfe\xc3 orbit launch \x80 nasa".to_vec(),
             Expect::Ok("sci.space"),
         ),
+        // Text that starts like a file signature ("BM" a bitmap, "SQLi" a SQLite database,
+        // "ID3" an MP3) is text: these were refused as image/bmp, application/vnd.sqlite3 and
+        // audio/mpeg data.
+        (
+            "bmw.txt",
+            b"BMW and the engine: the goalie drove to the hockey game in overtime".to_vec(),
+            Expect::Ok("rec.sport.hockey"),
+        ),
+        (
+            "sqlite.txt",
+            b"SQLite on the space shuttle: orbit launch data from nasa".to_vec(),
+            Expect::Ok("sci.space"),
+        ),
+        (
+            "id3.txt",
+            b"ID3 tags aside, the shuttle reached orbit after launch".to_vec(),
+            Expect::Ok("sci.space"),
+        ),
         (
             "utf16-bom.txt",
             utf16("the space shuttle reached orbit after launch", false, true),

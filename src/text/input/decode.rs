@@ -2,7 +2,8 @@
 //! and legacy 8-bit encodings guessed by `chardetng` (windows-1252 / latin-1 for Western text).
 //!
 //! Binary data is refused here, before any tokenising: known file signatures (images,
-//! executables, archives) by `infer`, and otherwise the share of NUL and control bytes. A single
+//! executables, archives) by `infer` when NUL or control bytes come with them (text may begin
+//! like a signature: "BMW …", "SQLite …"), and otherwise the share of NUL and control bytes. A single
 //! NUL inside a text file does not make it binary: `content_inspector`'s rule (any NUL in the
 //! first KiB) would refuse such files, so the ratio test is written here.
 
@@ -52,11 +53,6 @@ pub fn lossy_utf8(bytes: &[u8]) -> Cow<'_, str> {
 
 /// Says what binary data looks like, or `None` for text.
 pub fn binary_reason(bytes: &[u8]) -> Option<String> {
-    if let Some(kind) = infer::get(bytes) {
-        if kind.matcher_type() != infer::MatcherType::Text {
-            return Some(format!("{} data", kind.mime_type()));
-        }
-    }
     let head = &bytes[..bytes.len().min(SNIFF_LEN)];
     if head.is_empty() {
         return None;
@@ -66,6 +62,17 @@ pub fn binary_reason(bytes: &[u8]) -> Option<String> {
         .iter()
         .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b | 0))
         .count();
+    // A signature names binary data only beside a byte that text does not have. Many are
+    // printable ("BM" a bitmap, "MZ" an executable, "ID3" an MP3, "SQLi" a SQLite database) and
+    // are also how sentences begin ("BMW makes good cars"); the formats follow them with sizes,
+    // versions and offsets, which hold NUL and control bytes within the first bytes.
+    if nul + control > 0 {
+        if let Some(kind) = infer::get(bytes) {
+            if kind.matcher_type() != infer::MatcherType::Text {
+                return Some(format!("{} data", kind.mime_type()));
+            }
+        }
+    }
     // Real text, even damaged, has few of these: a handful of stray NULs or form feeds is text.
     // The NUL share is taken of at least 1 KiB, so that one NUL in a short note stays text;
     // short binaries are caught by their control bytes or their signature (`infer`).
@@ -186,5 +193,56 @@ mod tests {
         );
         let short_binary: Vec<u8> = (0u8..64).collect();
         assert!(decode_text(&short_binary).is_err());
+    }
+
+    /// File signatures that are also how sentences begin: `infer` takes "BM" for a bitmap,
+    /// "MZ" for an executable, "ID3" for an MP3, "SQLi" for a SQLite database, and so on, and
+    /// `train` skipped Debian's synopsis "SQLite map support for Postfix" as binary. Text is
+    /// text whatever it starts with; the binary formats behind those signatures follow them with
+    /// NUL and control bytes (sizes, versions, offsets), and are still refused, by name.
+    #[test]
+    fn a_sentence_that_starts_like_a_file_signature_is_text() {
+        for sentence in [
+            "BMW makes good cars",
+            "MZ Wallace bags are light",
+            "ID3 tags name the artist",
+            "SQLite map support for Postfix",
+            "OggS is not a word",
+            "GIF87a and GIF89a are two versions",
+            "fLaC is how the format spells itself",
+            "MThd starts a MIDI file",
+            "%PDF-1.4 is printed on the first line",
+            "BZh9 was the block size",
+        ] {
+            let (text, _) =
+                decode_text(sentence.as_bytes()).unwrap_or_else(|e| panic!("{sentence}: {e}"));
+            assert_eq!(text, sentence);
+        }
+        // The real formats, by their first bytes.
+        for (bytes, mime) in [
+            (
+                &b"BM\x36\x00\x0c\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00"[..],
+                "image/bmp",
+            ),
+            (
+                b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00",
+                "application/vnd.microsoft.portable-executable",
+            ),
+            (
+                b"ID3\x03\x00\x00\x00\x00\x1f\x76TIT2\x00\x00\x00\x0c",
+                "audio/mpeg",
+            ),
+            (
+                b"SQLite format 3\x00\x10\x00\x01\x01\x00\x40\x20\x20",
+                "application/vnd.sqlite3",
+            ),
+            (
+                b"GIF89a\x10\x00\x10\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00",
+                "image/gif",
+            ),
+        ] {
+            let reason = decode_text(bytes).unwrap_err();
+            assert!(reason.starts_with(mime), "{reason}");
+        }
     }
 }
