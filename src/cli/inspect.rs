@@ -167,13 +167,24 @@ fn write_text(
         writeln!(out, "label shift        {}", shift.describe())?;
     }
     if let Some(length) = &h.text_length {
+        let has_list = h.pipeline.filters.iter().any(|f| {
+            matches!(
+                f,
+                cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
+            )
+        });
         writeln!(
             out,
-            "text length        {}: {}; {}",
+            "text length        {}: {}{}; {}",
             length.describe(),
             match &h.pipeline.char_ngrams {
                 Some(chars) => format!("character n-grams beside the words, {}", chars.describe()),
                 None => "words without character n-grams".to_string(),
+            },
+            if length.keeps_every_word() && !has_list {
+                "; every word kept, no stop-word list"
+            } else {
+                ""
             },
             length.reason()
         )?;

@@ -136,6 +136,11 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 format!("no trial has character n-grams ({})", length.reason())
             }
         ));
+        if length.keeps_every_word() {
+            ui.info(
+                "train's choices keep every word (short texts: no stop-word list); other trials may drop the English list's",
+            );
+        }
     }
     let best = &result.trials[result.best];
     writeln!(

@@ -581,30 +581,49 @@ impl TrainPlan {
         Ok(())
     }
 
-    /// When the plan chooses them, gives the pipeline character n-grams if `corpus` is of short
-    /// texts (the median of a sample of its documents, [`crate::text::length`]), and says so.
-    /// The sample's length goes into the settings, for the model to record.
-    fn choose_char_ngrams(&mut self, corpus: &LabelledCorpus, notes: Notes) {
-        let Some(chars) = self.settings.choose.chars else {
+    /// What the plan decides from how long `corpus`'s documents are (the median of a sample of
+    /// them, [`crate::text::length`]), and says so: character n-grams beside the words, when it
+    /// chooses them, for short texts and small corpora; and no stop-word list, when it chooses
+    /// the stop words, for short texts
+    /// ([`crate::text::length::TextLength::keeps_every_word`]): the English list is
+    /// then not among the candidates. The sample's length goes into the settings, for the model
+    /// to record.
+    fn choose_by_text_length(&mut self, corpus: &LabelledCorpus, notes: Notes) {
+        let chars = self.settings.choose.chars;
+        if chars.is_none() && !self.settings.choose.stopwords {
             return;
-        };
+        }
         let Some(length) = sample_text_length(corpus, self.settings.pipeline.input_limits()) else {
             return;
         };
         self.settings.text_length = Some(length);
-        if length.wants_char_ngrams() {
-            self.settings.pipeline.char_ngrams = Some(chars);
+        if let Some(chars) = chars {
+            if length.wants_char_ngrams() {
+                self.settings.pipeline.char_ngrams = Some(chars);
+                notes(format!(
+                    "character n-grams beside the words ({}): {}; {}",
+                    chars.describe(),
+                    length.reason(),
+                    length.describe()
+                ));
+            } else {
+                notes(format!(
+                    "words without character n-grams: {}; {}",
+                    length.describe(),
+                    length.reason()
+                ));
+            }
+        }
+        if self.settings.choose.stopwords && length.keeps_every_word() {
+            use crate::text::pipeline::config::FilterConfig;
+            self.settings
+                .pipeline
+                .filters
+                .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+            self.settings.choose.stopwords = false;
             notes(format!(
-                "character n-grams beside the words ({}): {}; {}",
-                chars.describe(),
-                length.reason(),
-                length.describe()
-            ));
-        } else {
-            notes(format!(
-                "words without character n-grams: {}; {}",
-                length.describe(),
-                length.reason()
+                "stop words none: short texts (a median of at most {} words) keep every word, since a list would drop the question words and negations that often decide their labels; the English list is not tried",
+                crate::text::length::SHORT_TEXT_WORDS
             ));
         }
     }
@@ -629,7 +648,7 @@ impl TrainPlan {
             ));
         }
         self.train_vocabulary(corpus, notes)?;
-        self.choose_char_ngrams(corpus, notes);
+        self.choose_by_text_length(corpus, notes);
         let mut trained = train_corpus(
             corpus,
             &self.settings,
@@ -703,7 +722,7 @@ impl TrainPlan {
             // and the character n-grams are deterministic functions of it.
             let corpus = crate::jobs::corpus::scan_corpus(dir, filter, options)?;
             self.train_vocabulary(&corpus, notes)?;
-            self.choose_char_ngrams(&corpus, notes);
+            self.choose_by_text_length(&corpus, notes);
         }
         let cluster = crate::jobs::cluster::ClusterConfig {
             processes: request.processes,

@@ -222,13 +222,20 @@ pub struct Trial {
 }
 
 impl Candidate {
-    /// What plain `cwtext train` chooses among: English stop words or none, a flat or an idf
-    /// prior, at its η, with symbols, bigrams and log-tf values.
-    pub fn train_choices(base: &TrainSettings) -> Vec<Self> {
+    /// What plain `cwtext train` chooses among: English stop words or none (none alone when
+    /// `keep_every_word`, as `train` does on short texts,
+    /// [`TextLength::keeps_every_word`](crate::text::length::TextLength::keeps_every_word)), a
+    /// flat or an idf prior, at its η, with symbols, bigrams and log-tf values.
+    pub fn train_choices(base: &TrainSettings, keep_every_word: bool) -> Vec<Self> {
+        let lists: &[bool] = if keep_every_word {
+            &[false]
+        } else {
+            &[true, false]
+        };
         [base.learner.prior, base.learner.prior.other()]
             .iter()
             .flat_map(|&prior| {
-                [true, false].map(|stopwords| Candidate {
+                lists.iter().map(move |&stopwords| Candidate {
                     features: FeatureChoice {
                         stopwords,
                         chars: base.pipeline.char_ngrams,
@@ -500,7 +507,7 @@ fn search(
     }
     let base = &base;
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
-    let first = Candidate::train_choices(base);
+    let first = Candidate::train_choices(base, text_length.is_some_and(|t| t.keeps_every_word()));
     let first_count = first.len().min(budget);
     let random = budget.saturating_sub(first.len());
     let candidates: Vec<Candidate> = first
@@ -1015,7 +1022,7 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&base)
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&base, false)
             .iter()
             .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.clone()))
             .collect();

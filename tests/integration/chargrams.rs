@@ -69,7 +69,7 @@ fn short_texts_get_character_n_grams_which_carry_unseen_words() {
     let out = cwtext().arg("inspect").arg(&model).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("text length        the median of 100 sampled documents has 3 words; about 300 words in 100 documents: character n-grams beside the words, 3–5 characters, weight 0.5; short texts (a median of at most 40 words)"),
+        stdout(&out).contains("text length        the median of 100 sampled documents has 3 words; about 300 words in 100 documents: character n-grams beside the words, 3–5 characters, weight 0.5; every word kept, no stop-word list; short texts (a median of at most 40 words)"),
         "{}",
         stdout(&out)
     );

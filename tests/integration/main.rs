@@ -38,6 +38,8 @@ mod rows;
 mod selection;
 #[cfg(all(feature = "cli", feature = "serve"))]
 mod serve;
+#[cfg(feature = "cli")]
+mod short_texts;
 mod splits;
 #[cfg(feature = "cli")]
 mod store;

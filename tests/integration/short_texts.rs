@@ -1,0 +1,100 @@
+//! Short texts keep every word: `train` does not try the English stop-word list on them (the
+//! list's words, *not* and *no* among them, are much of what a sentence has), says so, shows it
+//! in `inspect`, and `--stopwords` still decides instead.
+
+use std::path::Path;
+
+use crate::common::{cwtext, stderr, stdout, train_seed3};
+
+const THINGS: &[&str] = &[
+    "food", "service", "room", "staff", "view", "coffee", "bed", "music", "price", "menu",
+];
+const GOOD: &[&str] = &["good", "great", "clean", "friendly", "fresh"];
+
+/// Review sentences that only a negation tells apart: "the food was good" is pos, "the food
+/// was not good" neg, over the same things and the same words of praise.
+fn negation_corpus(root: &Path) {
+    for (label, negated) in [("pos", false), ("neg", true)] {
+        let dir = root.join(label);
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..150 {
+            let thing = THINGS[i % THINGS.len()];
+            let good = GOOD[(i / THINGS.len()) % GOOD.len()];
+            let not = if negated { "not " } else { "" };
+            let text = format!("the {thing} was {not}{good}");
+            std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
+        }
+    }
+}
+
+fn label_of(model: &Path, text: &str) -> String {
+    let out = cwtext()
+        .args(["classify", "-m"])
+        .arg(model)
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn short_texts_keep_every_word_unless_a_list_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("reviews");
+    negation_corpus(&corpus);
+    let corpus = corpus.to_str().unwrap();
+
+    // Plain train: no list, and the list is not among the candidates (only the two priors are).
+    let model = dir.path().join("m.cwm");
+    let out = train_seed3(corpus, &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("stop words none: short texts (a median of at most 40 words) keep every word")
+            && err.contains("the English list is not tried"),
+        "{err}"
+    );
+    let chose = err
+        .lines()
+        .find(|l| l.starts_with("chose "))
+        .unwrap_or_else(|| panic!("no choice printed: {err}"));
+    assert!(!chose.contains("stop words english"), "{chose}");
+    assert!(chose.contains("stop words none, prior flat"), "{chose}");
+    assert_eq!(label_of(&model, "the bed was not fresh"), "neg");
+    assert_eq!(label_of(&model, "the bed was fresh"), "pos");
+    let out = cwtext().arg("inspect").arg(&model).output().unwrap();
+    assert!(
+        stdout(&out).contains("; every word kept, no stop-word list; short texts"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("stop_words"), "{}", stdout(&out));
+
+    // Told to, train uses the list: inspect shows it in the pipeline and no kept words. With
+    // words alone, the list leaves "the bed was not fresh" and "the bed was fresh" the same
+    // words, which is what the rule spares short texts.
+    let listed = dir.path().join("listed.cwm");
+    let out = train_seed3(
+        corpus,
+        &listed,
+        &["--stopwords", "english", "--char-ngrams", "none"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("keep every word"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext().arg("inspect").arg(&listed).output().unwrap();
+    assert!(stdout(&out).contains("stop_words"), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("every word kept"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        label_of(&listed, "the bed was not fresh"),
+        label_of(&listed, "the bed was fresh")
+    );
+}
