@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_refused, cwtext, stderr, stdout, train_seed3};
+use crate::common::{assert_refused, cwtext, label_of, stderr, stdout, train_seed3};
 
 const WEATHER: &[&str] = &[
     "rain", "rainy", "raining", "snow", "snowy", "snowing", "storm", "stormy", "wind", "windy",
@@ -32,17 +32,6 @@ fn short_corpus(root: &Path) {
     }
 }
 
-fn classify(model: &Path, text: &str) -> String {
-    let out = cwtext()
-        .args(["classify", "-m"])
-        .arg(model)
-        .write_stdin(text)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    stdout(&out).lines().next().unwrap_or_default().to_string()
-}
-
 /// Words never seen in training ("rainstorm", "snowdrifts") are unknown to a model of words,
 /// which can only fall back on the labels' priors; their letters are not unknown. Before
 /// character n-grams, `train` gave this model words alone and it answered money.
@@ -62,8 +51,8 @@ fn short_texts_get_character_n_grams_which_carry_unseen_words() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(classify(&model, "rainstorm snowdrifts"), "weather");
-    assert_eq!(classify(&model, "bankers refunds"), "money");
+    assert_eq!(label_of(&model, "rainstorm snowdrifts"), "weather");
+    assert_eq!(label_of(&model, "bankers refunds"), "money");
 
     // inspect shows the choice and why; explain names the n-grams.
     let out = cwtext().arg("inspect").arg(&model).output().unwrap();
@@ -100,7 +89,7 @@ fn short_texts_get_character_n_grams_which_carry_unseen_words() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(classify(&words, "rainstorm snowdrifts"), "money");
+    assert_eq!(label_of(&words, "rainstorm snowdrifts"), "money");
     let out = cwtext().arg("inspect").arg(&words).output().unwrap();
     assert!(!stdout(&out).contains("char_ngrams"), "{}", stdout(&out));
     // A model of words alone is a file of an older version (1 without kept documents, 3 with).

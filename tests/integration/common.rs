@@ -48,6 +48,18 @@ pub fn eval_json(
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The label `classify -m MODEL` prints for `text` on standard input (its first line).
+pub fn label_of(model: &Path, text: &str) -> String {
+    let out = cwtext()
+        .args(["classify", "-m"])
+        .arg(model)
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).lines().next().unwrap_or_default().to_string()
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }

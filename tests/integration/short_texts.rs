@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{cwtext, stderr, stdout, train_seed3};
+use crate::common::{cwtext, label_of, stderr, stdout, train_seed3};
 
 const THINGS: &[&str] = &[
     "food", "service", "room", "staff", "view", "coffee", "bed", "music", "price", "menu",
@@ -25,17 +25,6 @@ fn negation_corpus(root: &Path) {
             std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
         }
     }
-}
-
-fn label_of(model: &Path, text: &str) -> String {
-    let out = cwtext()
-        .args(["classify", "-m"])
-        .arg(model)
-        .write_stdin(text)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    stdout(&out).lines().next().unwrap_or_default().to_string()
 }
 
 #[test]
