@@ -138,7 +138,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
         if length.keeps_every_word() {
             ui.info(
-                "train's choices keep every word (short texts: no stop-word list); other trials may drop the English list's",
+                "train's choices keep every word (short texts: no stop-word list); the other trials may use the English list",
             );
         }
     }

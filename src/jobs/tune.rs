@@ -1034,6 +1034,26 @@ mod tests {
                 "tune's first trials are what `cwtext train` chooses among"
             );
         }
+        // Short texts: train keeps every word (no list) and chooses the prior alone, and so
+        // do tune's first trials.
+        let mut short = base.clone();
+        short.choose.stopwords = false;
+        short
+            .pipeline
+            .filters
+            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        let train: Vec<(PipelineConfig, CwConfig)> = short
+            .candidates()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.pipeline, c.learner))
+            .collect();
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&short, true)
+            .iter()
+            .map(|c| (c.pipeline(&short.pipeline).unwrap(), c.learner.clone()))
+            .collect();
+        assert_eq!(train.len(), 2);
+        assert_eq!(tune, train);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
             let c = Candidate::random(&mut rng, &base);
