@@ -8,8 +8,8 @@ words), which no tool was tuned on.
 documents the test fifth holds 600, and one standard error of an accuracy near 0.72 is 1.8
 points: the verdict can be the split's. Here split r puts a file in the test fifth when
 sha1(f"{r}:{relative path}") mod 5 == 0, so each split is fixed by r and the same for every
-tool. cwtext runs as plain `train --seed 1` then `eval`; the peers run through `compare.py`'s own
-worker, with its fixed settings.
+tool. Each tool runs and is scored by `compare.py`'s own `run_cwtext` (plain `train --seed 1`,
+then `eval`) and `run_peer` (its worker, with the fixed settings, and autotune's time bound).
 
 Usage (from `run.sh`'s virtual environment, after `run.sh` has fetched the corpora):
     benches/compare/.venv/bin/python benches/compare/resplits.py \
@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -107,36 +105,20 @@ def write_split(docs: list[tuple[str, str]], r: int, dest: Path) -> dict:
     return counts
 
 
-def run_cwtext(cwtext: str, split: Path, work: Path, command: str = "train") -> tuple[float, float]:
-    model = work / "cwtext.cwm"
-    # Exit 1: trained, with files skipped (named on stderr); anything else is a failure.
-    run = subprocess.run([cwtext, command, str(split / "train"), "--seed", "1", "-o", str(model)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if run.returncode not in (0, 1) or not model.exists():
-        raise SystemExit(f"cwtext {command} failed on {split}:\n{run.stderr}")
-    for sidecar in work.glob("cwtext.cwm.*"):
-        sidecar.unlink()
-    out = subprocess.run([cwtext, "eval", str(split / "test"), "-m", str(model), "--format", "json"],
-                         check=True, capture_output=True, text=True).stdout
-    result = json.loads(out)
-    model.unlink()
-    return result["accuracy"], result["macro_f1"]
-
-
-def run_peer(key: str, split: Path, work: Path, budget: int) -> tuple[float, float]:
-    me = [sys.executable, str(HERE / "compare.py"), "peer"]
-    model_dir, out = work / f"m-{key}", work / f"{key}.npz"
-    model_dir.mkdir(parents=True, exist_ok=True)
-    budget_args = ["--budget", str(budget)] if key == "fasttext-autotune" else []
-    subprocess.run(me + ["train", key, str(split / "train"), str(model_dir)] + budget_args, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    subprocess.run(me + ["predict", key, str(split / "test"), str(model_dir), str(out)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    saved = np.load(out)
-    labels = json.loads((model_dir / "labels.json").read_text())
-    shutil.rmtree(model_dir)
-    out.unlink()
-    return compare.accuracy_f1(saved["truth"], saved["pred"], len(labels))
+def measure(tool: str, split: dict, work: Path, cwtext: str, budget: int) -> tuple[float, float]:
+    """(accuracy, macro-F1) of one tool on one split, run and scored by `compare.py`'s own
+    functions (`run_cwtext` for `cwtext` and `cwtext tune`, `run_peer` for the peers)."""
+    if tool.startswith("cwtext"):
+        command = tool.split()[-1] if " " in tool else "train"
+        row = compare.run_cwtext(tool.replace(" ", "-"), cwtext, split, work,
+                                 [command, "--seed", "1", "-q"])
+    else:
+        has_probs = dict((key, probs) for _, key, probs in compare.PEERS + compare.TUNED_PEERS)[tool]
+        row = compare.run_peer(tool, has_probs, split, work, quick=False,
+                               budget=budget if tool == "fasttext-autotune" else 0)
+    if "error" in row:
+        raise SystemExit(f"{tool} on {split['root']}: {row['error']}")
+    return row["accuracy"], row["macro_f1"]
 
 
 def main() -> int:
@@ -164,18 +146,18 @@ def main() -> int:
                "|---|---:|---:|---|---:|---:|---:|---:|" + ("---:|---:|" if a.tune else "")]
     with tempfile.TemporaryDirectory(prefix="cwtext-resplits-") as tmp:
         work = Path(tmp)
+        (work / "logs").mkdir()
         for corpus in a.corpora.split(","):
             docs = list(documents(corpus, a.corpora_dir))
             acc = {t: [] for t in tools}
             f1 = {t: [] for t in tools}
             for r in range(a.splits):
-                split = work / "split"
-                write_split(docs, r, split)
+                root = work / "split"
+                write_split(docs, r, root)
+                split = {"root": str(root),
+                         "labels": sum(1 for p in (root / "train").iterdir() if p.is_dir())}
                 for tool in tools:
-                    if tool.startswith("cwtext"):
-                        got = run_cwtext(a.cwtext, split, work, tool.split()[-1] if " " in tool else "train")
-                    else:
-                        got = run_peer(tool, split, work, a.budget)
+                    got = measure(tool, split, work, a.cwtext, a.budget)
                     acc[tool].append(got[0])
                     f1[tool].append(got[1])
                 print(f"{corpus} split {r}: " + " ".join(f"{t}={acc[t][-1]:.4f}" for t in tools),

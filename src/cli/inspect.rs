@@ -167,12 +167,6 @@ fn write_text(
         writeln!(out, "label shift        {}", shift.describe())?;
     }
     if let Some(length) = &h.text_length {
-        let has_list = h.pipeline.filters.iter().any(|f| {
-            matches!(
-                f,
-                cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
-            )
-        });
         writeln!(
             out,
             "text length        {}: {}{}; {}",
@@ -181,7 +175,7 @@ fn write_text(
                 Some(chars) => format!("character n-grams beside the words, {}", chars.describe()),
                 None => "words without character n-grams".to_string(),
             },
-            if length.keeps_every_word() && !has_list {
+            if length.keeps_every_word() && !h.pipeline.has_stop_words() {
                 "; every word kept, no stop-word list"
             } else {
                 ""

@@ -12,7 +12,6 @@ use crate::learn::calibration::{
 };
 use crate::learn::learner::{argmax, DiagonalLearner, Learner, ScoreGaussian};
 use crate::progress::{NoProgress, Progress};
-use crate::text::pipeline::config::FilterConfig;
 
 /// `cwtext experiment calibration`: the corpus, and the settings of both models.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,9 +34,7 @@ impl Experiment {
         base.learner.eta = self.eta;
         base.pipeline.symbols = true;
         if !self.stopwords {
-            base.pipeline
-                .filters
-                .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+            base.pipeline.drop_stop_words();
         }
         base.learner.clone().validate()?;
         Ok(base)
@@ -203,11 +200,7 @@ mod tests {
         };
         let settings = experiment(5, 0.9).settings().unwrap();
         assert_eq!(settings.learner.eta, 0.9);
-        assert!(!settings
-            .pipeline
-            .filters
-            .iter()
-            .any(|f| matches!(f, FilterConfig::StopWords { .. })));
+        assert!(!settings.pipeline.has_stop_words());
         for (e, message) in [
             (experiment(0, 0.9), "epochs must be in [1, 1000], but is 0"),
             (experiment(5, 1.5), "eta must be in (0.5, 1), but is 1.5"),

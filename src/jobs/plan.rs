@@ -615,11 +615,7 @@ impl TrainPlan {
             }
         }
         if self.settings.choose.stopwords && length.keeps_every_word() {
-            use crate::text::pipeline::config::FilterConfig;
-            self.settings
-                .pipeline
-                .filters
-                .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+            self.settings.pipeline.drop_stop_words();
             self.settings.choose.stopwords = false;
             notes(format!(
                 "stop words none: short texts (a median of at most {} words) keep every word, since a list would drop the question words and negations that often decide their labels; the English list is not tried",
@@ -1028,9 +1024,7 @@ mod tests {
         );
         // Without a list the choice tries english beside none.
         let mut none = choose(true, false);
-        none.pipeline
-            .filters
-            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        none.pipeline.drop_stop_words();
         TrainPlan::from_settings(none).unwrap();
     }
 
@@ -1046,9 +1040,7 @@ mod tests {
             bpe.clone(),
             "stop words english do not combine with bpe pieces",
         );
-        bpe.pipeline
-            .filters
-            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        bpe.pipeline.drop_stop_words();
         let mut stem = bpe.clone();
         stem.pipeline.filters.push(FilterConfig::Stem {
             language: StemLanguage::English,

@@ -59,24 +59,18 @@ impl TrainSettings {
     /// The combinations to choose from, the base settings first (only those when nothing is
     /// free).
     pub fn candidates(&self) -> Result<Vec<Candidate>> {
-        use crate::text::pipeline::config::FilterConfig;
-        let has_list = |p: &PipelineConfig| {
-            p.filters
-                .iter()
-                .any(|f| matches!(f, FilterConfig::StopWords { .. }))
-        };
         let mut pipelines = vec![self.pipeline.clone()];
         if self.choose.stopwords {
             let mut other = self.pipeline.clone();
-            if has_list(&self.pipeline) {
+            if self.pipeline.has_stop_words() {
+                other.drop_stop_words();
+            } else {
                 other
                     .filters
-                    .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
-            } else {
-                other.filters.push(FilterConfig::StopWords {
-                    name: "english".into(),
-                    words: crate::text::pipeline::stopwords::load("english")?,
-                });
+                    .push(crate::text::pipeline::config::FilterConfig::StopWords {
+                        name: "english".into(),
+                        words: crate::text::pipeline::stopwords::load("english")?,
+                    });
             }
             pipelines.push(other);
         }
@@ -87,7 +81,7 @@ impl TrainSettings {
         let mut out = Vec::new();
         for prior in &priors {
             for pipeline in &pipelines {
-                let list = if has_list(pipeline) {
+                let list = if pipeline.has_stop_words() {
                     "english"
                 } else {
                     "none"

@@ -1038,10 +1038,7 @@ mod tests {
         // do tune's first trials.
         let mut short = base.clone();
         short.choose.stopwords = false;
-        short
-            .pipeline
-            .filters
-            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+        short.pipeline.drop_stop_words();
         let train: Vec<(PipelineConfig, CwConfig)> = short
             .candidates()
             .unwrap()

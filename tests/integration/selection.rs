@@ -96,13 +96,17 @@ fn question_corpus_with_context(dir: &std::path::Path, per_label: usize, context
 }
 
 /// Whether the model's pipeline holds a stop-word list.
+/// The settings the choice tried, in order.
+fn trial_names(selection: &cwtext::model::Selection) -> Vec<&str> {
+    selection
+        .trials
+        .iter()
+        .map(|t| t.setting.as_str())
+        .collect()
+}
+
 fn has_stop_word_list(model: &cwtext::model::Model) -> bool {
-    model.header.pipeline.filters.iter().any(|f| {
-        matches!(
-            f,
-            cwtext::text::pipeline::config::FilterConfig::StopWords { .. }
-        )
-    })
+    model.header.pipeline.has_stop_words()
 }
 
 fn settings(choose: Choose) -> TrainSettings {
@@ -195,11 +199,7 @@ fn short_texts_keep_every_word_without_trying_the_list() {
     let selection = trained
         .selection
         .expect("two priors and 96 held-out questions");
-    let names: Vec<&str> = selection
-        .trials
-        .iter()
-        .map(|t| t.setting.as_str())
-        .collect();
+    let names = trial_names(&selection);
     assert_eq!(
         names,
         ["stop words none, prior flat", "stop words none, prior idf"]
@@ -251,11 +251,7 @@ fn a_corpus_too_small_to_hold_out_a_fifth_chooses_its_stop_words_by_cross_valida
     assert_eq!(selection.folds, 5, "{}", selection.describe());
     assert_eq!(selection.held_out, 100, "every document validated once");
     // The stop words only, at the base prior (flat for these settings).
-    let names: Vec<&str> = selection
-        .trials
-        .iter()
-        .map(|t| t.setting.as_str())
-        .collect();
+    let names = trial_names(&selection);
     assert_eq!(
         names,
         [

@@ -255,6 +255,19 @@ impl PipelineConfig {
         self.filters.iter().try_for_each(FilterConfig::validate)
     }
 
+    /// Whether a stop-word list is among the filters.
+    pub fn has_stop_words(&self) -> bool {
+        self.filters
+            .iter()
+            .any(|f| matches!(f, FilterConfig::StopWords { .. }))
+    }
+
+    /// Takes any stop-word list out of the filters (every word kept).
+    pub fn drop_stop_words(&mut self) {
+        self.filters
+            .retain(|f| !matches!(f, FilterConfig::StopWords { .. }));
+    }
+
     /// The limits on reading one input document.
     pub fn input_limits(&self) -> crate::text::input::InputLimits {
         crate::text::input::InputLimits {
