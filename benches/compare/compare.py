@@ -70,6 +70,9 @@ EXTRA = {
     "reuters_r52": ("extra/reuters_r52", "files"),
     "election_tweets": ("extra/election_tweets", "hash"),
     "spamassassin_folders": ("spamassassin/folders", "hash"),
+    "fortunes_de": ("extra/fortunes_de", "hash"),
+    "fortunes_es": ("extra/fortunes_es", "hash"),
+    "fortunes_ru": ("extra/fortunes_ru", "hash"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}

@@ -15,7 +15,8 @@ Usage (from `run.sh`'s virtual environment, after `run.sh` has fetched the corpo
     benches/compare/.venv/bin/python benches/compare/resplits.py \
         --cwtext target/release/cwtext --corpora nyt_sentiment,synopsis --splits 5 [--tune] [--out FILE]
 --tune adds `cwtext tune --seed 1` and fastText autotune (with --budget seconds, default 30).
-Corpora: any name of `compare.py` (dev and extra), and the derived short-text corpora
+Corpora: any name of `compare.py` (dev and extra), a path (holding a '/') of any folder with a
+folder per label, and the derived short-text corpora
 `synopsis` (Debian sections by the package's one-line synopsis), `man_names` (the man pages'
 language by the NAME line), `r8_heads`, `r52_heads` (Reuters topics by a story's first 12 words).
 Prints a markdown table per corpus and a summary; --out also writes it.
@@ -80,8 +81,12 @@ DERIVED = {
 def documents(corpus: str, corpora_dir: Path):
     """(relative path, text) of every document of a corpus, derived ones cut down; empty ones
     (a man page without a section heading) left out."""
-    source, cut = DERIVED.get(corpus, (corpus, None))
-    root = corpora_dir / compare.ALL_CORPORA[source][0]
+    if "/" in corpus:
+        # A folder of one folder per label, given by its path.
+        root, cut = Path(corpus), None
+    else:
+        source, cut = DERIVED.get(corpus, (corpus, None))
+        root = corpora_dir / compare.ALL_CORPORA[source][0]
     # Every file is in the pool: a corpus's own train/test split (Reuters) is not used.
     for rel, path in compare.corpus_files(root):
         text = path.read_bytes().decode("utf-8", errors="replace")
@@ -124,7 +129,8 @@ def measure(tool: str, split: dict, work: Path, cwtext: str, budget: int) -> tup
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cwtext", required=True)
-    ap.add_argument("--corpora", required=True, help="comma-separated names")
+    ap.add_argument("--corpora", required=True,
+                    help="comma-separated names, or paths (holding a '/') of folders with a folder per label")
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--corpora-dir", type=Path,
                     default=Path(os.environ.get("CORPORA", Path.home() / ".cache/cwtext-corpora")))
@@ -149,6 +155,7 @@ def main() -> int:
         (work / "logs").mkdir()
         for corpus in a.corpora.split(","):
             docs = list(documents(corpus, a.corpora_dir))
+            corpus = Path(corpus).name if "/" in corpus else corpus
             acc = {t: [] for t in tools}
             f1 = {t: [] for t in tools}
             for r in range(a.splits):
