@@ -166,12 +166,20 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                     .join(" ")
             )
         };
+        let against = |c: &cwtext::jobs::tune::CrossValidated| {
+            let (b, c, z) = c.against(pick);
+            format!(" against the pick: right on {b} it missed, wrong on {c} it got, {z:+.2} standard errors")
+        };
         writeln!(
             out,
             "cross-validated on {FOLDS} folds ({} documents, each validated once): train's pick {}; {}",
             pick.documents,
             line(pick),
-            challengers.iter().map(line).collect::<Vec<_>>().join("; ")
+            challengers
+                .iter()
+                .map(|c| line(c) + &against(c))
+                .collect::<Vec<_>>()
+                .join("; ")
         )?;
         if result.best == pick.trial {
             writeln!(

@@ -474,6 +474,20 @@ impl CrossValidated {
         }
     }
 
+    /// The documents this trial gets right and `base` wrong, and the other way round, and their
+    /// net difference in standard errors of the paired difference, (b − c) / √(b + c): the
+    /// statistic [`crate::learn::tally::clearly_better`] compares with 1. Zero when neither
+    /// differs.
+    pub fn against(&self, base: &CrossValidated) -> (usize, usize, f64) {
+        let (b, c) = crate::learn::tally::discordant(&self.right, &base.right);
+        let z = if b + c == 0 {
+            0.0
+        } else {
+            (b as f64 - c as f64) / ((b + c) as f64).sqrt()
+        };
+        (b, c, z)
+    }
+
     /// The median of the folds' best epochs (the upper one of an even count).
     fn epochs(&self) -> usize {
         let mut e = self.best_epochs.clone();
@@ -962,11 +976,16 @@ mod tests {
         assert_eq!(pick.documents, 100);
         assert!((pick.accuracy - 0.90).abs() < 1e-12);
         assert_eq!(pick.best_epochs.len(), FOLDS);
+        // Right on 3 of fold 0 that the pick missed, wrong on 2 + 1 + 2 + 1 of the others that
+        // it got: (3 − 6) / √9 = −1 standard error.
+        assert_eq!(lucky.against(&pick), (3, 6, -1.0));
         let two = [pick.clone(), lucky.clone()];
         assert_eq!(choose_cross_validated(&two).unwrap().trial, 0);
         // Ahead on every fold, 9 fewer wrong (9 > √9): chosen, with the median of its folds'
         // best epochs (2 3 1 2 3 → 2).
         let better = cross_validated(4, [0, 0, 0, 1, 0]);
+        assert_eq!(better.against(&pick), (9, 0, 3.0));
+        assert_eq!(pick.against(&pick), (0, 0, 0.0));
         let three = [pick.clone(), lucky, better];
         let chosen = choose_cross_validated(&three).unwrap();
         assert_eq!(chosen.trial, 4);

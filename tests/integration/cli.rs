@@ -1208,6 +1208,31 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     epochs.sort_unstable();
     let want = if best == 0 { 3 } else { epochs[2] };
     assert_eq!(report["epochs"].as_u64().unwrap(), want, "{text}");
+    // Each challenger's evidence against the pick is printed: the documents only it gets right
+    // (b), only the pick gets right (c), and (b − c) / √(b + c); it wins only above 1.
+    let evidence: Vec<(i64, i64, f64)> = text
+        .split("against the pick: right on ")
+        .skip(1)
+        .map(|s| {
+            let words: Vec<&str> = s.split_whitespace().collect();
+            // "B it missed, wrong on C it got, Z standard errors"
+            let b: i64 = words[0].parse().unwrap();
+            let c: i64 = words[5].parse().unwrap();
+            let z: f64 = words[8].trim_start_matches('+').parse().unwrap();
+            (b, c, z)
+        })
+        .collect();
+    assert_eq!(evidence.len(), cross_validated.len() - 1, "{text}");
+    for &(b, c, z) in &evidence {
+        let want = if b + c == 0 {
+            0.0
+        } else {
+            (b - c) as f64 / ((b + c) as f64).sqrt()
+        };
+        assert!((z - want).abs() < 0.006, "{b} {c} {z}\n{text}");
+    }
+    let winning = evidence.iter().filter(|e| e.2 > 1.0).count();
+    assert_eq!(best != 0, winning > 0, "{text}");
 
     let out = cwtext()
         .args(["tune", "mail", "--budget", "0", "-o"])
