@@ -186,6 +186,12 @@ pub struct TrainArgs {
     /// the characters' then multiplied by W, in (0, 10] [default: 0.5].
     #[arg(long, value_name = "W", value_parser = parse_char_weight)]
     pub char_weight: Option<u16>,
+    /// The text's first word as a feature of its own too, marked as first (`first:how`): for
+    /// short texts whose opening tells their label (a collection's formula, a question's
+    /// type). Off by default: over five random splits of 11 short-text corpora it gained
+    /// fortune categories 1.2 points and cost New York Times sentences 0.6.
+    #[arg(long)]
+    pub first_word: bool,
     /// Read HTML as it is: a page's markup, style sheets and scripts become features, and a
     /// mail's HTML part is read by mail-parser's conversion, which joins the words on both
     /// sides of a tag. By default a file that is an HTML page (and a mail's HTML part) is read
@@ -403,6 +409,7 @@ impl TrainArgs {
             html_text: !self.raw_html,
             symbols: !self.no_symbols,
             char_ngrams: self.char_ngrams_request(),
+            first_word: self.first_word,
             max_document_bytes: self.max_document_bytes,
             max_tokens: self.max_tokens,
             max_mime_depth: self.max_mime_depth,

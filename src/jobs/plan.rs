@@ -68,6 +68,9 @@ pub struct TrainRequest {
     /// Character n-grams of the words beside them: chosen by the texts' length (words only),
     /// always, or never.
     pub char_ngrams: CharNgramsRequest,
+    /// The text's first word as a feature of its own too (`first:how`,
+    /// [`PipelineConfig::first_word`]); off unless asked for.
+    pub first_word: bool,
     /// The most pieces of a subword vocabulary; `None`: [`DEFAULT_VOCAB_SIZE`].
     pub vocab_size: Option<usize>,
     /// A built-in list, a file, or "none"; `None`: chosen (words) or none (subword pieces).
@@ -163,6 +166,7 @@ impl Default for TrainRequest {
             normalize: true,
             subword: None,
             char_ngrams: CharNgramsRequest::Chosen(CharNgrams::default()),
+            first_word: false,
             vocab_size: None,
             stopwords: None,
             stem: None,
@@ -440,6 +444,7 @@ impl TrainRequest {
                 html_text: self.html_text,
                 symbols: self.symbols,
                 char_ngrams: self.char_ngrams.fixed(),
+                first_word: self.first_word,
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,
                 max_mime_depth: self.max_mime_depth,

@@ -18,7 +18,8 @@
 //! optional rehearsal section (the documents `learn` replays after corrections), version 4 no
 //! section but a pipeline with character n-grams ([`crate::text::pipeline::chargrams`]): a
 //! cwtext from before them would read such a header, ignore the field it does not know and
-//! predict without the n-grams, so the version makes it refuse the file instead. A file is
+//! predict without the n-grams, so the version makes it refuse the file instead; version 5 the
+//! same for the first-word feature ([`crate::text::pipeline::PipelineConfig::first_word`]). A file is
 //! written with the lowest version that holds it, so a model with none of these is a version 1
 //! file, byte for byte what earlier cwtext wrote and still readable by it.
 //!
@@ -33,7 +34,7 @@ use super::*;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 /// The newest format this cwtext reads and writes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest format it still reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
@@ -372,7 +373,9 @@ impl Model {
             .as_ref()
             .map(crate::learn::rehearsal::Rehearsal::to_bytes);
         header.rehearsal_bytes = rehearsal.as_ref().map_or(0, |r| r.len() as u64);
-        let version = if header.pipeline.char_ngrams.is_some() {
+        let version = if header.pipeline.first_word {
+            5
+        } else if header.pipeline.char_ngrams.is_some() {
             4
         } else if rehearsal.is_some() {
             3
@@ -498,6 +501,11 @@ impl Model {
             return Err(fail(ModelError::Corrupted(
                 "a vocabulary in a version 1 file".into(),
             )));
+        }
+        if version < 5 && header.pipeline.first_word {
+            return Err(fail(ModelError::Corrupted(format!(
+                "a first-word feature in a version {version} file"
+            ))));
         }
         if version < 4 && header.pipeline.char_ngrams.is_some() {
             return Err(fail(ModelError::Corrupted(format!(

@@ -630,10 +630,10 @@ fn damaged_models_are_refused_with_the_reason() {
             "newer.cwm",
             {
                 let mut b = bytes.clone();
-                b[8] = 5;
+                b[8] = 6;
                 b
             },
-            "format version 5 is newer",
+            "format version 6 is newer",
         ),
         ("text.cwm", b"just some text".to_vec(), "not a cwtext model"),
     ];

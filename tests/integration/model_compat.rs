@@ -19,7 +19,7 @@ fn frozen(name: &str) -> std::path::PathBuf {
 /// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 -o v1-mail.cwm`.
 #[test]
 fn format_v1_loads_and_classifies() {
-    assert_eq!(FORMAT_VERSION, 4, "add a frozen model for the new version");
+    assert_eq!(FORMAT_VERSION, 5, "add a frozen model for the new version");
     let model = Model::load(&frozen("v1-mail.cwm")).unwrap();
     assert_eq!(model.labels(), ["ham", "spam"]);
     assert_eq!(model.header.encoding, WeightEncoding::F16);
@@ -166,6 +166,52 @@ fn format_v4_loads_with_its_character_n_grams() {
     let err = Model::load(&old).unwrap_err().to_string();
     assert!(
         err.contains("character n-grams in a version 3 file"),
+        "{err}"
+    );
+}
+
+/// v5 (the first word as a feature of its own too, `first:WORD`; no new section): trained on
+/// `tests/fixtures/rows/news-train.txt` (as v4, with character n-grams), the first word forced
+/// on, 2^16 buckets, f16: `cwtext train rows/news-train.txt --hash-bits 16 --encoding f16
+/// --first-word yes -o v5-news-first-word.cwm`.
+#[test]
+fn format_v5_loads_with_its_first_word() {
+    let path = frozen("v5-news-first-word.cwm");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[8], 5);
+    let model = Model::load(&path).unwrap();
+    assert!(model.pipeline().first_word);
+    assert!(model.pipeline().char_ngrams.is_some());
+    // "spacewalks": 1 word (no bigram), its first-word feature, the 27 character n-grams of
+    // <spacewalks> and the bias (two buckets might coincide); v4's same text has one fewer.
+    let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
+    let limits = model.pipeline().input_limits();
+    let x = pipeline
+        .features(&parse_bytes(b"spacewalks", limits).unwrap())
+        .unwrap();
+    assert!((28..=30).contains(&x.nnz()), "{} features", x.nnz());
+    let p = model.predict(&x, Method::Exact);
+    assert_eq!(model.labels()[p.label], "sci.space");
+    let traced = pipeline.trace(&parse_bytes(b"Spacewalks are long", limits).unwrap());
+    assert!(
+        traced.iter().any(|t| t.text == "first:spacewalks"),
+        "{traced:?}"
+    );
+    // Saved again: the same bytes. Claiming version 4, refused: a cwtext of version 4 would
+    // predict without the first word.
+    let dir = tempfile::tempdir().unwrap();
+    model.save(&dir.path().join("again.cwm")).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("again.cwm")).unwrap(), bytes);
+    let mut older = bytes.clone();
+    older[8] = 4;
+    let crc = crc32fast::hash(&older[..older.len() - 4]);
+    let end = older.len() - 4;
+    older[end..].copy_from_slice(&crc.to_le_bytes());
+    let old = dir.path().join("old.cwm");
+    std::fs::write(&old, &older).unwrap();
+    let err = Model::load(&old).unwrap_err().to_string();
+    assert!(
+        err.contains("a first-word feature in a version 4 file"),
         "{err}"
     );
 }

@@ -136,6 +136,14 @@ pub struct PipelineConfig {
     /// from before them refuses instead of predicting without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub char_ngrams: Option<CharNgrams>,
+    /// The text's first word (a mail's: its Subject's) is a feature of its own too, marked as
+    /// first (`first:how`): how a short text begins (a question's "how", "who", "when"; a
+    /// collection's opening formula) can decide its label, and the word's other features
+    /// cannot say where it stood. Off unless asked for (`train --first-word`). Absent in models
+    /// without it; a model with it is a format version 5 file, which cwtext from before it
+    /// refuses instead of predicting without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first_word: bool,
     /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
     /// huge file cannot exhaust memory or time.
     #[serde(default = "default_max_document_bytes")]
@@ -195,6 +203,7 @@ impl Default for PipelineConfig {
             html_text: true,
             symbols: false,
             char_ngrams: None,
+            first_word: false,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
             max_mime_depth: DEFAULT_MAX_MIME_DEPTH,

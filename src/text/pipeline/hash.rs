@@ -121,6 +121,13 @@ pub const NS_FIELD_WORD: u8 = 5;
 /// earlier model hashed anything in it).
 pub const NS_CHAR: u8 = 6;
 
+/// The prefix of the first-word feature (`first:WORD`, [`super::config::PipelineConfig::first_word`]):
+/// the hash of a body token no tokenizer gives (a control character), so no bigram of the
+/// text's own words has it.
+pub fn first_word_mark() -> u64 {
+    token_hash(NS_BODY, "\u{2}first")
+}
+
 /// The 64-bit hash of a token in a namespace.
 #[inline]
 pub fn token_hash(namespace: u8, token: &str) -> u64 {

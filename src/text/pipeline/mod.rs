@@ -39,8 +39,8 @@ use config::{FilterConfig, TokenizerConfig};
 use fields::FieldUse;
 use filter::TokenFilter;
 use hash::{
-    bucket, ngram_hash, token_hash, HashMap, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_FROM, NS_SUBJECT,
-    NS_TO,
+    bucket, first_word_mark, ngram_hash, token_hash, HashMap, NS_BODY, NS_FIELD, NS_FIELD_WORD,
+    NS_FROM, NS_SUBJECT, NS_TO,
 };
 use ngrams::Ngrams;
 use tokenizer::Tokenizer;
@@ -226,6 +226,9 @@ impl Pipeline {
         self.truncated = false;
         self.push_tokens(&doc.body, NS_BODY);
         self.ngrams.generate(&self.tokens, &mut self.grams);
+        if let (true, Some(&first)) = (self.config.first_word, self.tokens.first()) {
+            self.grams.push(ngram_hash(first_word_mark(), first));
+        }
         if self.config.email_headers {
             if let Some(headers) = &doc.headers {
                 self.push_header_features(headers);
@@ -397,6 +400,9 @@ mod tests {
             max_n: config.max_ngram,
         }
         .generate(&tokens, &mut grams);
+        if let (true, Some(&first)) = (config.first_word, tokens.first()) {
+            grams.push(ngram_hash(first_word_mark(), first));
+        }
         grams.iter().map(|&h| bucket(h, config.hash_bits)).collect()
     }
 
@@ -457,12 +463,14 @@ mod tests {
             symbols in proptest::bool::ANY,
         ) {
             let text = words.iter().copied().chain(non_ascii).collect::<Vec<_>>().join(" ");
-            let config = PipelineConfig { symbols, ..PipelineConfig::default() };
-            let mut pipeline = Pipeline::new(&config).unwrap();
-            let doc = text_document(&text);
-            proptest::prop_assert_eq!(pipeline.buckets(&doc).to_vec(), general_buckets(&config, &text));
-            let traced: Vec<u32> = pipeline.trace(&doc).iter().map(|f| f.bucket).collect();
-            proptest::prop_assert_eq!(traced, general_buckets(&config, &text));
+            for first_word in [false, true] {
+                let config = PipelineConfig { symbols, first_word, ..PipelineConfig::default() };
+                let mut pipeline = Pipeline::new(&config).unwrap();
+                let doc = text_document(&text);
+                proptest::prop_assert_eq!(pipeline.buckets(&doc).to_vec(), general_buckets(&config, &text));
+                let traced: Vec<u32> = pipeline.trace(&doc).iter().map(|f| f.bucket).collect();
+                proptest::prop_assert_eq!(traced, general_buckets(&config, &text));
+            }
         }
 
         /// The same for any choice and order of the filters that have an ASCII form: the
@@ -539,6 +547,33 @@ mod tests {
         let mut pipeline = Pipeline::new(&PipelineConfig::default()).unwrap();
         let texts: Vec<String> = pipeline.trace(&doc).into_iter().map(|f| f.text).collect();
         assert!(texts.contains(&"shuttle's orbit".to_string()), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.starts_with("first:")), "{texts:?}");
+        // The first word: one feature more, after the n-grams, of the text's first token (a
+        // mail's text begins with its Subject), the bigram of a mark no token hashes to and it.
+        let first = PipelineConfig {
+            first_word: true,
+            ..PipelineConfig::default()
+        };
+        let mut pipeline = Pipeline::new(&first).unwrap();
+        let buckets = pipeline.buckets(&doc).to_vec();
+        let traced = pipeline.trace(&doc);
+        assert_eq!(traced.iter().map(|f| f.bucket).collect::<Vec<_>>(), buckets);
+        let marked: Vec<&TracedFeature> = traced
+            .iter()
+            .filter(|f| f.text.starts_with("first:"))
+            .collect();
+        let cheap = token_hash(NS_BODY, "cheap");
+        assert_eq!(
+            marked,
+            [&TracedFeature {
+                bucket: bucket(ngram_hash(first_word_mark(), cheap), first.hash_bits),
+                text: "first:cheap".into()
+            }]
+        );
+        let mut plain = Pipeline::new(&PipelineConfig::default()).unwrap();
+        assert_eq!(buckets.len(), plain.buckets(&doc).len() + 1);
+        // A document without words has no first word.
+        assert!(pipeline.buckets(&text_document("")).is_empty());
         // Character n-grams come last, of every body word (stop words too), after the header's.
         let mut pipeline = Pipeline::new(&chars).unwrap();
         pipeline.buckets(&doc);

@@ -3,7 +3,9 @@
 //! buckets the fast path gives (a test in [`super`] compares them).
 
 use super::fields::{field_use, FieldUse};
-use super::hash::{bucket, ngram_hash, token_hash, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_SUBJECT};
+use super::hash::{
+    bucket, first_word_mark, ngram_hash, token_hash, NS_BODY, NS_FIELD, NS_FIELD_WORD, NS_SUBJECT,
+};
 use super::{address_features, filtered, namespace_prefix, Pipeline};
 use crate::text::input::Document;
 
@@ -36,6 +38,12 @@ impl Pipeline {
                 let words: Vec<&str> = w.iter().map(|(_, t)| t.as_str()).collect();
                 push(hash, words.join(" "));
             }
+        }
+        if let (true, Some((hash, word))) = (self.config.first_word, body.first()) {
+            push(
+                ngram_hash(first_word_mark(), *hash),
+                format!("first:{word}"),
+            );
         }
         if let (true, Some(headers)) = (self.config.email_headers, &doc.headers) {
             for (hash, token) in self.traced_tokens(&headers.subject, NS_SUBJECT) {
