@@ -150,24 +150,29 @@ fn format_v4_loads_with_its_character_n_grams() {
     assert!((27..=29).contains(&x.nnz()), "{} features", x.nnz());
     let p = model.predict(&x, Method::Exact);
     assert_eq!(model.labels()[p.label], "sci.space");
-    // Saved again: the same bytes.
+    // Saved again: the same bytes. The same file claiming to be version 3 is refused: a
+    // cwtext of version 3 would read the header and predict without the n-grams.
+    let err = saved_again_and_refused_as(&model, &bytes, 3);
+    assert!(
+        err.contains("character n-grams in a version 3 file"),
+        "{err}"
+    );
+}
+
+/// Checks that `model` saves to `bytes` again, and returns the error that loading `bytes`
+/// relabelled as format `version` (checksum mended) gives.
+fn saved_again_and_refused_as(model: &Model, bytes: &[u8], version: u8) -> String {
     let dir = tempfile::tempdir().unwrap();
     model.save(&dir.path().join("again.cwm")).unwrap();
     assert_eq!(std::fs::read(dir.path().join("again.cwm")).unwrap(), bytes);
-    // The same file claiming to be version 3 is refused: a cwtext of version 3 would read the
-    // header and predict without the n-grams.
-    let mut older = bytes.clone();
-    older[8] = 3;
+    let mut older = bytes.to_vec();
+    older[8] = version;
     let crc = crc32fast::hash(&older[..older.len() - 4]);
     let end = older.len() - 4;
     older[end..].copy_from_slice(&crc.to_le_bytes());
     let old = dir.path().join("old.cwm");
     std::fs::write(&old, &older).unwrap();
-    let err = Model::load(&old).unwrap_err().to_string();
-    assert!(
-        err.contains("character n-grams in a version 3 file"),
-        "{err}"
-    );
+    Model::load(&old).unwrap_err().to_string()
 }
 
 /// v5 (the first word as a feature of its own too, `first:WORD`; no new section): trained on
@@ -199,17 +204,7 @@ fn format_v5_loads_with_its_first_word() {
     );
     // Saved again: the same bytes. Claiming version 4, refused: a cwtext of version 4 would
     // predict without the first word.
-    let dir = tempfile::tempdir().unwrap();
-    model.save(&dir.path().join("again.cwm")).unwrap();
-    assert_eq!(std::fs::read(dir.path().join("again.cwm")).unwrap(), bytes);
-    let mut older = bytes.clone();
-    older[8] = 4;
-    let crc = crc32fast::hash(&older[..older.len() - 4]);
-    let end = older.len() - 4;
-    older[end..].copy_from_slice(&crc.to_le_bytes());
-    let old = dir.path().join("old.cwm");
-    std::fs::write(&old, &older).unwrap();
-    let err = Model::load(&old).unwrap_err().to_string();
+    let err = saved_again_and_refused_as(&model, &bytes, 4);
     assert!(
         err.contains("a first-word feature in a version 4 file"),
         "{err}"
