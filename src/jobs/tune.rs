@@ -475,17 +475,10 @@ impl CrossValidated {
     }
 
     /// The documents this trial gets right and `base` wrong, and the other way round, and their
-    /// net difference in standard errors of the paired difference, (b − c) / √(b + c): the
-    /// statistic [`crate::learn::tally::clearly_better`] compares with 1. Zero when neither
-    /// differs.
+    /// net difference in standard errors ([`crate::learn::tally::paired_difference`]: the
+    /// statistic [`crate::learn::tally::clearly_better`] compares with 1).
     pub fn against(&self, base: &CrossValidated) -> (usize, usize, f64) {
-        let (b, c) = crate::learn::tally::discordant(&self.right, &base.right);
-        let z = if b + c == 0 {
-            0.0
-        } else {
-            (b as f64 - c as f64) / ((b + c) as f64).sqrt()
-        };
-        (b, c, z)
+        crate::learn::tally::paired_difference(&self.right, &base.right)
     }
 
     /// The median of the folds' best epochs (the upper one of an even count).

@@ -102,7 +102,7 @@ impl TextLength {
     /// character n-grams). In a sentence, question or message the list's words are much of what
     /// there is, and often what decides the label (*what*, *who*, *how*, *not*, *no*); where the
     /// list helped short texts it helped little. Measured over 12 short-text corpora × 5 random
-    /// splits (`benches/results/short-texts-stop-words-2026-11-27.md`): the held-out fifth took
+    /// splits (`benches/results/short-texts-2026-11-27.md`): the held-out fifth took
     /// the list on 2 of 5 splits of amazon review sentences and lost 2.1 and 2.7 points there;
     /// keeping every word gained +0.16 points on average, from −0.46 (tweets) to +0.95 (amazon).
     pub fn keeps_every_word(&self) -> bool {

@@ -128,17 +128,23 @@ fn train_corpus(corpus: &LabelledCorpus, settings: &TrainSettings) -> Trained {
         .trained
 }
 
+/// Train chooses its stop words and its prior, and nothing else (no label shift, the
+/// pipeline's own character n-grams).
+fn stop_words_and_prior() -> Choose {
+    Choose {
+        stopwords: true,
+        prior: true,
+        label_shift: false,
+        chars: None,
+    }
+}
+
 #[test]
 fn question_words_make_train_drop_the_stop_word_list() {
     let dir = tempfile::tempdir().unwrap();
     long_question_corpus(dir.path(), 120);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-    let all = Choose {
-        stopwords: true,
-        prior: true,
-        label_shift: false,
-        chars: None,
-    };
+    let all = stop_words_and_prior();
     let trained = train_corpus(&corpus, &settings(all));
     let selection = trained
         .selection
@@ -184,12 +190,7 @@ fn short_texts_keep_every_word_without_trying_the_list() {
     let dir = tempfile::tempdir().unwrap();
     question_corpus(dir.path(), 120);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-    let all = Choose {
-        stopwords: true,
-        prior: true,
-        label_shift: false,
-        chars: None,
-    };
+    let all = stop_words_and_prior();
     let mut notes = Vec::new();
     let trained = TrainPlan::from_settings(settings(all))
         .unwrap()
@@ -232,12 +233,7 @@ fn short_texts_keep_every_word_without_trying_the_list() {
 /// base's; the same bytes each time. Fewer than 50 documents in all still keep the base.
 #[test]
 fn a_corpus_too_small_to_hold_out_a_fifth_chooses_its_stop_words_by_cross_validation() {
-    let all = Choose {
-        stopwords: true,
-        prior: true,
-        label_shift: false,
-        chars: None,
-    };
+    let all = stop_words_and_prior();
     let dir = tempfile::tempdir().unwrap();
     long_question_corpus(dir.path(), 25);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
@@ -349,12 +345,7 @@ fn candidates_are_compared_after_one_epoch_and_the_winner_is_what_its_settings_t
     let dir = tempfile::tempdir().unwrap();
     long_question_corpus(dir.path(), 120);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-    let all = Choose {
-        stopwords: true,
-        prior: true,
-        label_shift: false,
-        chars: None,
-    };
+    let all = stop_words_and_prior();
     let chosen = train_corpus(&corpus, &settings(all));
     let selection = chosen.selection.clone().expect("a choice");
     assert_eq!(selection.epochs, cwtext::jobs::train::SELECTION_EPOCHS);
