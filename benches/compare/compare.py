@@ -73,6 +73,7 @@ EXTRA = {
     "fortunes_de": ("extra/fortunes_de", "hash"),
     "fortunes_es": ("extra/fortunes_es", "hash"),
     "fortunes_ru": ("extra/fortunes_ru", "hash"),
+    "brown_genres": ("extra/brown_genres", "files"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}

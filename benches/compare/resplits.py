@@ -15,6 +15,10 @@ Usage (from `run.sh`'s virtual environment, after `run.sh` has fetched the corpo
     benches/compare/.venv/bin/python benches/compare/resplits.py \
         --cwtext target/release/cwtext --corpora nyt_sentiment,synopsis --splits 5 [--tune] [--out FILE]
 --tune adds `cwtext tune --seed 1` and fastText autotune (with --budget seconds, default 30).
+--group REGEX splits by groups instead of files: the regex's first group, searched in the
+relative path, stands for the path in the hash, so the documents of one group (the paragraphs of
+one text, the messages of one thread) fall on one side together; a path it does not match is
+its own group. E.g. `--group '-(c[a-r][0-9][0-9])-'` for brown_genres' paragraphs by text.
 Corpora: any name of `compare.py` (dev and extra), a path (holding a '/') of any folder with a
 folder per label, and the derived short-text corpora
 `synopsis` (Debian sections by the package's one-line synopsis), `man_names` (the man pages'
@@ -97,11 +101,13 @@ def documents(corpus: str, corpora_dir: Path):
         yield rel, text
 
 
-def write_split(docs: list[tuple[str, str]], r: int, dest: Path) -> dict:
+def write_split(docs: list[tuple[str, str]], r: int, dest: Path, group: re.Pattern | None = None) -> dict:
     shutil.rmtree(dest, ignore_errors=True)
     counts = {"train": 0, "test": 0}
     for rel, text in docs:
-        digest = hashlib.sha1(f"{r}:{rel}".encode("utf-8")).digest()
+        found = group.search(rel) if group else None
+        key = found.group(1) if found else rel
+        digest = hashlib.sha1(f"{r}:{key}".encode("utf-8")).digest()
         part = "test" if int.from_bytes(digest[:8], "big") % 5 == 0 else "train"
         path = dest / part / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +144,8 @@ def main() -> int:
     ap.add_argument("--tune", action="store_true",
                     help="also `cwtext tune --seed 1` and fastText autotune (--budget seconds)")
     ap.add_argument("--budget", type=int, default=compare.AUTOTUNE_MIN_SECONDS)
+    ap.add_argument("--group", type=re.compile,
+                    help="split by groups: the first group of this regex in the relative path")
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     peers = [p for p in a.peers.split(",") if p]
@@ -145,7 +153,8 @@ def main() -> int:
     names["cwtext tune"] = "cwtext tune"
     tuned = ["cwtext tune", "fasttext-autotune"] if a.tune else []
     tools = ["cwtext"] + peers + tuned
-    lines = [f"Random splits: {a.splits} per corpus (test = sha1(\"r:path\") mod 5 == 0, r = 0..{a.splits - 1}); "
+    key = f"the group `{a.group.pattern}` matches in the path" if a.group else "path"
+    lines = [f"Random splits: {a.splits} per corpus (test = sha1(\"r:{key}\") mod 5 == 0, r = 0..{a.splits - 1}); "
              "accuracy on each test split, then the mean; cwtext is plain `train --seed 1`.", ""]
     summary = ["| corpus | documents | cwtext mean | best default peer by mean | Δ points (means) | splits within 0.5 of that split's best default peer | splits ahead of it | worst split Δ |"
                + (" tune mean | tune ≥ best default peer and autotune |" if a.tune else ""),
@@ -160,7 +169,7 @@ def main() -> int:
             f1 = {t: [] for t in tools}
             for r in range(a.splits):
                 root = work / "split"
-                write_split(docs, r, root)
+                write_split(docs, r, root, a.group)
                 split = {"root": str(root),
                          "labels": sum(1 for p in (root / "train").iterdir() if p.is_dir())}
                 for tool in tools:
