@@ -18,7 +18,8 @@ Usage (from `run.sh`'s virtual environment, after `run.sh` has fetched the corpo
 --group REGEX splits by groups instead of files: the regex's first group, searched in the
 relative path, stands for the path in the hash, so the documents of one group (the paragraphs of
 one text, the messages of one thread) fall on one side together; a path it does not match is
-its own group. E.g. `--group '-(c[a-r][0-9][0-9])-'` for brown_genres' paragraphs by text.
+its own group. E.g. `--group='-(c[a-r][0-9][0-9])-'` (with `=`: the pattern starts with a dash) for
+brown_genres' paragraphs by text.
 Corpora: any name of `compare.py` (dev and extra), a path (holding a '/') of any folder with a
 folder per label, and the derived short-text corpora
 `synopsis` (Debian sections by the package's one-line synopsis), `man_names` (the man pages'
