@@ -396,6 +396,14 @@ fn a_corpus_every_candidate_gets_right_keeps_every_word() {
         selection.describe()
     );
     assert!(!has_stop_word_list(&trained.model));
+    // What `train` and `inspect` print says why.
+    assert!(
+        selection
+            .describe()
+            .starts_with("chose stop words none, prior flat (a tie with the stop-word list: every word is kept on a tie): "),
+        "{}",
+        selection.describe()
+    );
 }
 
 /// The rule `tune`'s cross-validation keeps: a challenger must be right more often than train's
