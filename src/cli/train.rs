@@ -151,9 +151,9 @@ pub struct TrainArgs {
     #[arg(long, value_name = "N")]
     pub vocab_size: Option<usize>,
     /// Stop words to drop: a built-in list (english), a file (one word a line), or none
-    /// [default: with words, english or none, chosen on the held-out fifth; none for short
-    /// texts (a median of at most 40 words, not mail), which keep every word; none with subword
-    /// pieces].
+    /// [default: with words, english or none, chosen on the held-out fifth (none on a tie);
+    /// none for short texts (a median of at most 40 words, not mail), which keep every word;
+    /// none with subword pieces].
     #[arg(long, value_name = "LIST|FILE|none")]
     pub stopwords: Option<String>,
     /// Snowball stemming language.
