@@ -625,21 +625,34 @@ fn examples_moved_to_disk_give_their_memory_back() {
         }
     }
     let args = ["--epochs", "1", "--hash-bits", "22"];
-    let on_disk = train_peak_kb(
-        &corpus,
-        &dir.path().join("a.cwm"),
-        &[&args[..], &["--memory-budget", "0"]].concat(),
-    );
-    let spilled = train_peak_kb(
-        &corpus,
-        &dir.path().join("b.cwm"),
-        &[&args[..], &["--memory-budget", "16"]].concat(),
-    );
     // Held up to 16 MB, then moved: at most 4 MB above the run that never held them (measured:
-    // the same peak; before the memory was given back, 8.8 MB above, 310 MB against 319 MB).
+    // the same peak; before the memory was given back, 8.8 MB above, 310 MB against 319 MB,
+    // every time). The peak of a run whose four candidates allocate their tables in parallel
+    // threads varies with the allocator's arenas: on 2 cores 1 pair in 4 measured 12 to 40 MB
+    // apart either way. So a pair is measured up to three times and one within 4 MB passes; a
+    // leak of the 16 MB would be above in every pair.
+    let mut pairs = Vec::new();
+    for _ in 0..3 {
+        let on_disk = train_peak_kb(
+            &corpus,
+            &dir.path().join("a.cwm"),
+            &[&args[..], &["--memory-budget", "0"]].concat(),
+        );
+        let spilled = train_peak_kb(
+            &corpus,
+            &dir.path().join("b.cwm"),
+            &[&args[..], &["--memory-budget", "16"]].concat(),
+        );
+        pairs.push((spilled, on_disk));
+        if spilled < on_disk + 4 * 1024 {
+            break;
+        }
+    }
     assert!(
-        spilled < on_disk + 4 * 1024,
-        "peak {spilled} KB after moving 16 MB to disk, {on_disk} KB straight to disk"
+        pairs
+            .iter()
+            .any(|&(spilled, on_disk)| spilled < on_disk + 4 * 1024),
+        "peaks (KB) after moving 16 MB to disk, and straight to disk: {pairs:?}"
     );
     assert_eq!(
         std::fs::read(dir.path().join("a.cwm")).unwrap(),
