@@ -744,11 +744,11 @@ pub use crate::learn::tally::clearly_better;
 /// settings on the held-out fifth, but for ties between the stop-word list and none
 /// ([`every_word_on_a_tie`]), and its cross-validated choice for small corpora. The candidates
 /// are a small symmetric grid (the stop-word list or none, η 0.99 or 0.9) with no reason to
-/// favour one before the data speak: keeping the base unless another was better by more than a standard error ([`base_unless_clearly_better`],
-/// the rule before) kept the list on ties it lost on the test split. Measured on 15 dev and
-/// extra corpora (`benches/results/train-choice-2026-11-24.md`): New York Times opinion
-/// sentences 0.692 → 0.738, fortunes 0.510 → 0.519, Debian sections 0.775 → 0.779, the other
-/// twelve unchanged.
+/// favour one before the data speak: keeping the base unless another was better by more than
+/// a standard error ([`base_unless_clearly_better`], the rule before) kept the list on ties it
+/// lost on the test split. Measured on 15 dev and extra corpora
+/// (`benches/results/train-choice-2026-11-24.md`): New York Times opinion sentences 0.692 →
+/// 0.738, fortunes 0.510 → 0.519, Debian sections 0.775 → 0.779, the other twelve unchanged.
 pub fn most_accurate<T>(items: &[T], accuracy: impl Fn(&T) -> f64) -> usize {
     (0..items.len()).fold(0, |best, i| {
         if accuracy(&items[i]) > accuracy(&items[best]) {

@@ -246,12 +246,11 @@ impl Selection {
             .collect();
         let kept = if self.trials.iter().any(|t| t.accuracy > chosen.accuracy) {
             " (the base settings: no other was better by more than a standard error)"
-        } else if chosen.setting.starts_with("stop words none")
-            && self.trials.iter().any(|t| {
-                t.accuracy == chosen.accuracy && t.setting.starts_with("stop words english")
-            })
+        } else if self.trials[..self.chosen]
+            .iter()
+            .any(|t| t.accuracy == chosen.accuracy)
         {
-            // crate::jobs::train::every_word_on_a_tie
+            // Passed over an earlier equal: only crate::jobs::train::every_word_on_a_tie does.
             " (a tie with the stop-word list: every word is kept on a tie)"
         } else {
             ""

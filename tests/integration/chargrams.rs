@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_refused, cwtext, label_of, stderr, stdout, train_seed3};
+use crate::common::{assert_refused, cwtext, label_of, stderr, stdout, train_seed3, write_label};
 
 const WEATHER: &[&str] = &[
     "rain", "rainy", "raining", "snow", "snowy", "snowing", "storm", "stormy", "wind", "windy",
@@ -18,17 +18,11 @@ const MONEY: &[&str] = &[
 /// words never seen goes to money by the labels' priors alone).
 fn short_corpus(root: &Path) {
     for (label, words, n) in [("weather", WEATHER, 40), ("money", MONEY, 60)] {
-        let dir = root.join(label);
-        std::fs::create_dir_all(&dir).unwrap();
-        for i in 0..n {
-            let text = format!(
-                "{} {} {}",
-                words[i % words.len()],
-                words[(i * 7 + 3) % words.len()],
-                words[(i * 5 + 1) % words.len()]
-            );
-            std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
-        }
+        let text = |i: usize| {
+            let w = |k: usize| words[k % words.len()];
+            format!("{} {} {}", w(i), w(i * 7 + 3), w(i * 5 + 1))
+        };
+        write_label(root, label, (0..n).map(text));
     }
 }
 

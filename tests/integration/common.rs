@@ -106,3 +106,12 @@ pub fn train_seed3(corpus: &str, model: &Path, extra: &[&str]) -> Output {
     assert_no_panic(&out);
     out
 }
+
+/// Writes one label of a corpus: each of `texts` as ROOT/LABEL/000.txt, 001.txt, …
+pub fn write_label(root: &Path, label: &str, texts: impl IntoIterator<Item = String>) {
+    let dir = root.join(label);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, text) in texts.into_iter().enumerate() {
+        std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
+    }
+}

@@ -178,7 +178,7 @@ fn saved_again_and_refused_as(model: &Model, bytes: &[u8], version: u8) -> Strin
 /// v5 (the first word as a feature of its own too, `first:WORD`; no new section): trained on
 /// `tests/fixtures/rows/news-train.txt` (as v4, with character n-grams), the first word forced
 /// on, 2^16 buckets, f16: `cwtext train rows/news-train.txt --hash-bits 16 --encoding f16
-/// --first-word yes -o v5-news-first-word.cwm`.
+/// --first-word -o v5-news-first-word.cwm` (which gives these bytes again).
 #[test]
 fn format_v5_loads_with_its_first_word() {
     let path = frozen("v5-news-first-word.cwm");

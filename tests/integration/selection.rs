@@ -323,30 +323,22 @@ fn train_takes_the_most_accurate_candidate_and_the_base_on_a_tie() {
 #[test]
 fn a_tie_between_the_list_and_every_word_keeps_every_word() {
     use cwtext::jobs::train::every_word_on_a_tie;
-    let pick = |trials: &[(f64, bool)]| every_word_on_a_tie(trials, |t| t.0, |i| trials[i].1);
-    // (accuracy, has the list), in train's order: english idf, none idf, english flat, none
-    // flat. Brown's grouped split 1 (a tie), then its split 0 (the list ahead by 1.9 points).
-    let tie = [
-        (0.6579, true),
-        (0.6579, false),
-        (0.6249, true),
-        (0.6020, false),
+    // (accuracy, has the list), in train's order (english idf, none idf, english flat, none
+    // flat), and the pick: Brown's grouped split 1 (a tie), its split 0 (the list ahead by 1.9
+    // points), a three-way tie, and only the prior free (every candidate with the list, or none
+    // without): the earliest.
+    #[rustfmt::skip]
+    let cases: [(&[(f64, bool)], usize); 5] = [
+        (&[(0.6579, true), (0.6579, false), (0.6249, true), (0.6020, false)], 1),
+        (&[(0.6696, true), (0.6509, false), (0.6326, true), (0.5906, false)], 0),
+        (&[(0.90, true), (0.89, false), (0.90, true), (0.90, false)], 3),
+        (&[(0.80, false), (0.80, false)], 0),
+        (&[(0.80, true), (0.80, true)], 0),
     ];
-    assert_eq!(pick(&tie), 1);
-    let ahead = [
-        (0.6696, true),
-        (0.6509, false),
-        (0.6326, true),
-        (0.5906, false),
-    ];
-    assert_eq!(pick(&ahead), 0);
-    assert_eq!(
-        pick(&[(0.90, true), (0.89, false), (0.90, true), (0.90, false)]),
-        3
-    );
-    // Only the prior free (every candidate with the list, or none without): the earliest.
-    assert_eq!(pick(&[(0.80, false), (0.80, false)]), 0);
-    assert_eq!(pick(&[(0.80, true), (0.80, true)]), 0);
+    for (trials, want) in cases {
+        let got = every_word_on_a_tie(trials, |t| t.0, |i| trials[i].1);
+        assert_eq!(got, want, "{trials:?}");
+    }
 }
 
 /// Long documents whose labels any setting separates (every word of a label from its own

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::common::{cwtext, label_of, stderr, stdout, train_seed3};
+use crate::common::{cwtext, label_of, stderr, stdout, train_seed3, write_label};
 
 const THINGS: &[&str] = &[
     "food", "service", "room", "staff", "view", "coffee", "bed", "music", "price", "menu",
@@ -16,15 +16,13 @@ const GOOD: &[&str] = &["good", "great", "clean", "friendly", "fresh"];
 /// was not good" neg, over the same things and the same words of praise.
 fn negation_corpus(root: &Path) {
     for (label, negated) in [("pos", false), ("neg", true)] {
-        let dir = root.join(label);
-        std::fs::create_dir_all(&dir).unwrap();
-        for i in 0..150 {
+        let not = if negated { "not " } else { "" };
+        let text = |i: usize| {
             let thing = THINGS[i % THINGS.len()];
             let good = GOOD[(i / THINGS.len()) % GOOD.len()];
-            let not = if negated { "not " } else { "" };
-            let text = format!("the {thing} was {not}{good}");
-            std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
-        }
+            format!("the {thing} was {not}{good}")
+        };
+        write_label(root, label, (0..150).map(text));
     }
 }
 
@@ -104,13 +102,11 @@ const UNSEEN: &[&str] = &[
 /// the one before the second question word.
 fn first_word_corpus(root: &Path) {
     for (label, first, second) in [("reason", "why", "how"), ("manner", "how", "why")] {
-        let dir = root.join(label);
-        std::fs::create_dir_all(&dir).unwrap();
-        for i in 0..120 {
+        let text = |i: usize| {
             let (a, b) = (FILLERS[i % 20], FILLERS[(i * 7 + 3) % 20]);
-            let text = format!("{first} {a} {second} {b}");
-            std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
-        }
+            format!("{first} {a} {second} {b}")
+        };
+        write_label(root, label, (0..120).map(text));
     }
 }
 
