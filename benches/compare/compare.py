@@ -74,6 +74,8 @@ EXTRA = {
     "fortunes_es": ("extra/fortunes_es", "hash"),
     "fortunes_ru": ("extra/fortunes_ru", "hash"),
     "brown_genres": ("extra/brown_genres", "files"),
+    "friends_speakers": ("extra/friends_speakers", "files"),
+    "slo_sentiment": ("extra/slo_sentiment", "hash"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}
