@@ -270,6 +270,12 @@ fn check_model_settings(settings: &TrainSettings) -> Result<()> {
             )));
         }
     }
+    if choose.soft_rule && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
+        return Err(invalid(format!(
+            "choosing a soft rule tries SCW-I beside CW's rules (stdev, var), but the rule is {}",
+            format!("{:?}", learner.rule).to_lowercase()
+        )));
+    }
     // As a request chooses the prior for --algo cw alone.
     if choose.prior && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
         return Err(invalid(format!(
@@ -472,6 +478,17 @@ impl TrainRequest {
             stopwords: !fixed && self.stopwords.is_none() && self.subword.is_none(),
             prior: !fixed && self.prior.is_none() && self.algorithm == Algorithm::Cw,
             label_shift: !fixed && self.label_shift,
+            // CW as the defaults have it: no rule, η, constraints, projection, prior or
+            // formulation asked for. Kept for short texts only (`choose_by_text_length`).
+            soft_rule: !fixed
+                && self.algorithm == Algorithm::Cw
+                && self.update.is_none()
+                && self.eta.is_none()
+                && self.prior.is_none()
+                && self.k.is_none()
+                && self.projection.is_none()
+                && self.constraints == ConstraintKind::Single
+                && !self.binary,
             // A cluster's processes each sample the whole corpus and decide alike.
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
@@ -595,12 +612,14 @@ impl TrainPlan {
     /// to record.
     fn choose_by_text_length(&mut self, corpus: &LabelledCorpus, notes: Notes) {
         let chars = self.settings.choose.chars;
-        if chars.is_none() && !self.settings.choose.stopwords {
+        let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
+        if chars.is_none() && !self.settings.choose.stopwords && !soft_rule {
             return;
         }
         let Some(length) = sample_text_length(corpus, self.settings.pipeline.input_limits()) else {
             return;
         };
+        self.settings.choose.soft_rule = soft_rule && length.keeps_every_word();
         self.settings.text_length = Some(length);
         if let Some(chars) = chars {
             if length.wants_char_ngrams() {
@@ -763,6 +782,7 @@ mod tests {
                 prior: true,
                 label_shift: true,
                 chars: Some(CharNgrams::default()),
+                soft_rule: true,
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -1007,6 +1027,7 @@ mod tests {
                 prior,
                 label_shift: false,
                 chars: None,
+                soft_rule: false,
             },
             ..TrainSettings::new(5, 1)
         };
@@ -1016,6 +1037,13 @@ mod tests {
         settings_refused(
             arow,
             "choosing the prior tries flat and idf with CW's rules (stdev, var), but the rule is arow",
+        );
+        let mut soft_arow = choose(false, false);
+        soft_arow.choose.soft_rule = true;
+        soft_arow.learner.rule = RuleKind::Arow;
+        settings_refused(
+            soft_arow,
+            "choosing a soft rule tries SCW-I beside CW's rules (stdev, var), but the rule is arow",
         );
         let mut own_list = choose(true, false);
         for f in &mut own_list.pipeline.filters {

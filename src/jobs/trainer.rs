@@ -67,6 +67,11 @@ pub struct Choose {
     /// ([`crate::text::length`]: a rule on a sample of the documents, not a trial on the
     /// held-out fifth); `None`: the pipeline's as it is.
     pub chars: Option<crate::text::pipeline::chargrams::CharNgrams>,
+    /// A soft rule beside CW: one more candidate, SCW-I at the base pipeline
+    /// ([`crate::jobs::train::soft_rule`]), taken only when clearly more accurate than the best
+    /// CW candidate on the held-out fifth. Set for short texts only
+    /// ([`crate::text::length::TextLength::keeps_every_word`]).
+    pub soft_rule: bool,
 }
 
 impl TrainSettings {

@@ -35,8 +35,8 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    featurize_cached, most_accurate, sample_text_length, TrainSettings, Trained, Trainer,
-    MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    featurize_cached, most_accurate, sample_text_length, soft_rule_only_if_clearly_better,
+    TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -232,25 +232,34 @@ impl Candidate {
         } else {
             &[true, false]
         };
-        [base.learner.prior, base.learner.prior.other()]
+        let features = |stopwords| FeatureChoice {
+            stopwords,
+            chars: base.pipeline.char_ngrams,
+            symbols: true,
+            stem: false,
+            ngrams: 2,
+            values: ValueKind::LogTf,
+        };
+        let mut out: Vec<Self> = [base.learner.prior, base.learner.prior.other()]
             .iter()
             .flat_map(|&prior| {
                 lists.iter().map(move |&stopwords| Candidate {
-                    features: FeatureChoice {
-                        stopwords,
-                        chars: base.pipeline.char_ngrams,
-                        symbols: true,
-                        stem: false,
-                        ngrams: 2,
-                        values: ValueKind::LogTf,
-                    },
+                    features: features(stopwords),
                     learner: CwConfig {
                         prior,
                         ..base.learner.clone()
                     },
                 })
             })
-            .collect()
+            .collect();
+        // Short texts also try the soft rule, as `train` does (`Choose::soft_rule`).
+        if keep_every_word && matches!(base.learner.rule, RuleKind::Stdev | RuleKind::Var) {
+            out.push(Candidate {
+                features: features(false),
+                learner: crate::jobs::train::soft_rule(&base.learner),
+            });
+        }
+        out
     }
 
     /// A random point of the search space.
@@ -732,9 +741,19 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
     if held_out < MIN_SELECTION_DOCUMENTS {
         return 0;
     }
-    most_accurate(&trials[..choices.min(trials.len())], |t| {
-        t.selection_accuracy
-    })
+    let choices = &trials[..choices.min(trials.len())];
+    let pick = most_accurate(choices, |t| t.selection_accuracy);
+    // The soft rule only when clearly better, as train takes it; a trial's answers are its
+    // best epoch's, where train compares after [`SELECTION_EPOCHS`]: the same documents, a
+    // model of that many epochs or more.
+    soft_rule_only_if_clearly_better(
+        pick,
+        choices,
+        |i| choices[i].candidate.learner.rule != choices[0].candidate.learner.rule,
+        |t| t.selection_accuracy,
+        |i| choices[i].candidate.features.stopwords,
+        |t| &t.right,
+    )
 }
 
 /// What plain `train` picks on a corpus too small to hold out [`MIN_SELECTION_DOCUMENTS`]: the
@@ -746,8 +765,12 @@ fn trains_cross_validated_pick(
     labels: usize,
     choices: &[Trial],
 ) -> Result<usize> {
+    let first = &choices[0].candidate.learner;
     let at_base: Vec<usize> = (0..choices.len())
-        .filter(|&i| choices[i].candidate.learner.prior == choices[0].candidate.learner.prior)
+        .filter(|&i| {
+            let learner = &choices[i].candidate.learner;
+            learner.prior == first.prior && learner.rule == first.rule
+        })
         .collect();
     let which = at_base
         .iter()
@@ -1027,6 +1050,7 @@ mod tests {
             prior: true,
             label_shift: true,
             chars: None,
+            soft_rule: false,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()
@@ -1046,10 +1070,11 @@ mod tests {
                 "tune's first trials are what `cwtext train` chooses among"
             );
         }
-        // Short texts: train keeps every word (no list) and chooses the prior alone, and so
-        // do tune's first trials.
+        // Short texts: train keeps every word (no list) and chooses the prior and whether to
+        // take the soft rule, and so do tune's first trials.
         let mut short = base.clone();
         short.choose.stopwords = false;
+        short.choose.soft_rule = true;
         short.pipeline.drop_stop_words();
         let train: Vec<(PipelineConfig, CwConfig)> = short
             .candidates()
@@ -1061,7 +1086,8 @@ mod tests {
             .iter()
             .map(|c| (c.pipeline(&short.pipeline).unwrap(), c.learner.clone()))
             .collect();
-        assert_eq!(train.len(), 2);
+        assert_eq!(train.len(), 3);
+        assert_eq!(train[2].1, crate::jobs::train::soft_rule(&short.learner));
         assert_eq!(tune, train);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {

@@ -245,7 +245,13 @@ impl Selection {
             .map(|(_, t)| format!("{:.4} with {}", t.accuracy, t.setting))
             .collect();
         let kept = if self.trials.iter().any(|t| t.accuracy > chosen.accuracy) {
-            " (the base settings: no other was better by more than a standard error)"
+            if self.chosen == 0 {
+                " (the base settings: no other was better by more than a standard error)"
+            } else {
+                // Passed over a more accurate trial: only
+                // crate::jobs::train::soft_rule_only_if_clearly_better does.
+                " (the soft rule was more accurate, but not by a standard error)"
+            }
         } else if self.trials[..self.chosen]
             .iter()
             .any(|t| t.accuracy == chosen.accuracy)

@@ -136,6 +136,7 @@ fn stop_words_and_prior() -> Choose {
         prior: true,
         label_shift: false,
         chars: None,
+        soft_rule: false,
     }
 }
 
@@ -398,6 +399,93 @@ fn a_corpus_every_candidate_gets_right_keeps_every_word() {
         "{}",
         selection.describe()
     );
+}
+
+/// The soft rule (SCW-I) is taken only when clearly better than the best CW candidate (chosen
+/// as `train` chooses among them, every word on a tie); anything else stands as chosen.
+#[test]
+fn the_soft_rule_needs_a_standard_error_over_the_best_cw_candidate() {
+    use cwtext::jobs::train::soft_rule_only_if_clearly_better;
+    // 100 held-out documents; CW candidate 0 gets the first `n` right.
+    let right = |n: usize| -> Vec<bool> { (0..100).map(|i| i < n).collect() };
+    // (accuracy, has the list, is soft, answers), the pick before the rule, the pick after:
+    // a lead of 2 in 100 (2 against √2 ≈ 1.4 standard errors: clearly), a lead of 1 (1
+    // against 1: not), a lead of 1 over the best CW candidate, which is not the first, and
+    // the soft rule not picked.
+    type Row = (f64, bool, bool, Vec<bool>);
+    let cases: Vec<(Vec<Row>, usize, usize)> = vec![
+        (
+            vec![
+                (0.60, false, false, right(60)),
+                (0.62, false, true, right(62)),
+            ],
+            1,
+            1,
+        ),
+        (
+            vec![
+                (0.60, false, false, right(60)),
+                (0.61, false, true, right(61)),
+            ],
+            1,
+            0,
+        ),
+        (
+            vec![
+                (0.58, true, false, right(58)),
+                (0.60, false, false, right(60)),
+                (0.61, false, true, right(61)),
+            ],
+            2,
+            1,
+        ),
+        (
+            vec![
+                (0.60, false, false, right(60)),
+                (0.50, false, true, right(50)),
+            ],
+            0,
+            0,
+        ),
+    ];
+    for (rows, before, want) in cases {
+        let got = soft_rule_only_if_clearly_better(
+            before,
+            &rows,
+            |i| rows[i].2,
+            |r| r.0,
+            |i| rows[i].1,
+            |r| &r.3,
+        );
+        assert_eq!(
+            got,
+            want,
+            "{:?}",
+            rows.iter().map(|r| r.0).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// The soft rule is a candidate for short texts only: on long documents a plan that may
+/// choose it tries the stop-word lists and priors alone.
+#[test]
+fn long_texts_do_not_try_the_soft_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    long_question_corpus(dir.path(), 120);
+    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+    let trained = train_corpus(
+        &corpus,
+        &settings(Choose {
+            soft_rule: true,
+            ..stop_words_and_prior()
+        }),
+    );
+    let selection = trained.selection.expect("four candidates");
+    let names = trial_names(&selection);
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names.iter().all(|n| !n.contains("soft rule")), "{names:?}");
+    let cwtext::model::LearnerConfig::Cw(learner) = &trained.model.header.learner;
+    assert_eq!(learner.rule, cwtext::learn::learner::RuleKind::Stdev);
 }
 
 /// The rule `tune`'s cross-validation keeps: a challenger must be right more often than train's
