@@ -195,8 +195,8 @@ fn noisy_corpus(root: &Path, per_label: usize, noise: f64, seed: u64) {
 /// clearly more accurate on the held-out fifth than CW: CW meets every text's margin, so where
 /// most labels are noise it learns the noise. Here (labels 60% redrawn) plain `train` takes
 /// the soft rule, says so, `inspect` shows it, and on texts filed under their own label it is
-/// more accurate than CW alone (`--eta 0.9`: asking for CW's η keeps CW). The negation corpus
-/// above, whose labels any rule learns, keeps CW.
+/// more accurate than CW alone (`--eta 0.9`: asking for CW's η keeps CW), and a correction
+/// still takes at once. The negation corpus above, whose labels any rule learns, keeps CW.
 #[test]
 fn noisy_short_texts_take_the_soft_rule_and_clean_ones_keep_cw() {
     let dir = tempfile::tempdir().unwrap();
@@ -233,9 +233,27 @@ fn noisy_short_texts_take_the_soft_rule_and_clean_ones_keep_cw() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("soft rule"), "{}", stderr(&out));
     let accuracy = |model: &Path| eval_json(model, &clean, &[])["accuracy"].as_f64().unwrap();
-    let (soft, cw) = (accuracy(&soft), accuracy(&cw));
+    let (soft_accuracy, cw) = (accuracy(&soft), accuracy(&cw));
     // 400 clean texts: measured 0.7725 against 0.6575.
-    assert!(soft > cw + 0.05, "soft rule {soft} against CW {cw}");
+    assert!(
+        soft_accuracy > cw + 0.05,
+        "soft rule {soft_accuracy} against CW {cw}"
+    );
+
+    // A correction is explicit, not noise: one `learn` makes the text come out as corrected
+    // (SCW's capped step needed several).
+    let line = dir.path().join("line.txt");
+    std::fs::write(&line, "alpha1 w0007 w0042 w1999").unwrap();
+    assert_eq!(label_of(&soft, "alpha1 w0007 w0042 w1999"), "alpha");
+    let out = cwtext()
+        .args(["learn", "-m"])
+        .arg(&soft)
+        .args(["--label", "delta"])
+        .arg(&line)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(label_of(&soft, "alpha1 w0007 w0042 w1999"), "delta");
 
     // Labels any rule learns: CW is kept (the soft rule is tried, and not clearly better).
     let reviews = dir.path().join("reviews");
