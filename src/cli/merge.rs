@@ -8,7 +8,7 @@ use clap::Args;
 use super::common::Ui;
 use super::Outcome;
 use cwtext::integrations::lock::ModelLock;
-use cwtext::model::merge::{merge, MergeMethod};
+use cwtext::model::merge::{learner_difference, merge, MergeMethod};
 use cwtext::model::Model;
 
 const EXAMPLES: &str = "\
@@ -46,6 +46,12 @@ pub fn run(args: MergeArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         .map(|p| p.display().to_string())
         .collect();
     let merged = merge(&models, &names, args.method)?;
+    if let Some(d) = learner_difference(&models, &names) {
+        ui.warn(format!(
+            "the models learned with different settings ({d}); the merged model learns on with {}'s",
+            names[0]
+        ));
+    }
     let lock = ModelLock::acquire(&args.output)?;
     merged.save(&args.output)?;
     drop(lock);

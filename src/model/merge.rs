@@ -131,6 +131,19 @@ fn difference<T: Serialize>(a: &T, b: &T, a_name: &str, b_name: &str) -> Option<
     walk(&a, &b, "").map(|(path, x, y)| format!("{path} is {y} in {b_name} but {x} in {a_name}"))
 }
 
+/// The first learner setting (rule, η, prior, …) in which a model differs from the first, named
+/// as [`difference`] names it; `None` when they agree. The merged model keeps the first
+/// model's settings for what it learns next (`train` may take the soft rule on one shard's
+/// short texts and CW on another's); means and variances combine the same way whatever the
+/// rule, so this is a note, not a refusal.
+pub fn learner_difference(models: &[Model], names: &[String]) -> Option<String> {
+    let LearnerConfig::Cw(first) = &models.first()?.header.learner;
+    models.iter().zip(names).skip(1).find_map(|(m, name)| {
+        let LearnerConfig::Cw(config) = &m.header.learner;
+        difference(first, config, names.first()?, name)
+    })
+}
+
 /// Merges models into one: same pipeline and formulation required, label sets united, training
 /// statistics summed. `names` name the inputs in messages.
 pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<Model> {

@@ -1833,6 +1833,36 @@ fn merge_combines_shards_and_refuses_different_pipelines() {
         let test = link_corpus(&mail_files("test-"));
         assert!(accuracy(&merged, test.path()) >= 0.85);
     }
+    // Models that learned with different rules merge, with a note on which rule goes on.
+    let (_d4, scw) = train_seed(
+        "mail",
+        "9",
+        &["--hash-bits", "16", "--algo", "scw1", "-C", "0.3"],
+    );
+    let mixed = dir.path().join("mixed.cwm");
+    let out = cwtext()
+        .arg("merge")
+        .arg(&a)
+        .arg(&scw)
+        .arg("-o")
+        .arg(&mixed)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("warning: the models learned with different settings (rule is \"scw1\" in")
+            && stderr(&out).contains("but \"stdev\" in")
+            && stderr(&out).contains("the merged model learns on with"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext().arg("inspect").arg(&mixed).output().unwrap();
+    assert!(
+        stdout(&out).contains(r#""rule":"stdev""#),
+        "{}",
+        stdout(&out)
+    );
     let (_d3, c) = train("mail", &["--hash-bits", "17"]);
     let out = cwtext()
         .arg("merge")
