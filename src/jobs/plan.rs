@@ -620,6 +620,13 @@ impl TrainPlan {
             return;
         };
         self.settings.choose.soft_rule = soft_rule && length.keeps_every_word();
+        if self.settings.choose.soft_rule {
+            notes(format!(
+                "a soft rule beside CW: short texts also try SCW-I (C {}, η {}, prior flat), taken only when clearly more accurate held out, since CW learns labels that texts cannot tell",
+                crate::jobs::train::SOFT_RULE_C,
+                crate::jobs::train::SOFT_RULE_ETA
+            ));
+        }
         self.settings.text_length = Some(length);
         if let Some(chars) = chars {
             if length.wants_char_ngrams() {

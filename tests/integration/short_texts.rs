@@ -209,6 +209,10 @@ fn noisy_short_texts_take_the_soft_rule_and_clean_ones_keep_cw() {
     let out = train_seed3(corpus, &soft, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
+    assert!(
+        err.contains("a soft rule beside CW: short texts also try SCW-I (C 0.3, η 0.99, prior flat), taken only when clearly more accurate held out"),
+        "{err}"
+    );
     let chose = err
         .lines()
         .find(|l| l.starts_with("chose "))
