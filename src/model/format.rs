@@ -761,6 +761,47 @@ mod tests {
     use super::*;
     use crate::learn::learner::CwConfig;
 
+    /// What `train` and `inspect` say when a more accurate trial was passed over: the base kept
+    /// by a cross-validation's standard error, or (Russian fortunes) the soft rule passed over
+    /// for the best CW candidate, which is not the base.
+    #[test]
+    fn a_passed_over_trial_is_named_for_what_it_was() {
+        let trial = |setting: &str, accuracy| SelectionTrial {
+            setting: setting.into(),
+            accuracy,
+            macro_f1: accuracy,
+        };
+        let mut selection = Selection {
+            held_out: 2904,
+            epochs: 1,
+            trials: vec![
+                trial("stop words none, prior idf", 0.3671),
+                trial("stop words none, prior flat", 0.3722),
+                trial(
+                    "stop words none, soft rule SCW-I (C 0.3, η 0.99, prior flat)",
+                    0.3743,
+                ),
+            ],
+            chosen: 1,
+            folds: 0,
+        };
+        assert!(
+            selection.describe().starts_with(
+                "chose stop words none, prior flat (the soft rule was more accurate, but not by a standard error): held-out accuracy after 1 epoch 0.3722"
+            ),
+            "{}",
+            selection.describe()
+        );
+        selection.chosen = 0;
+        assert!(selection
+            .describe()
+            .starts_with("chose stop words none, prior idf (the base settings: no other was better by more than a standard error)"));
+        selection.chosen = 2;
+        assert!(selection
+            .describe()
+            .starts_with("chose stop words none, soft rule SCW-I (C 0.3, η 0.99, prior flat): "));
+    }
+
     /// Links followed to the file they name: relative to their own folder, through a chain; a
     /// path that is no link, or a link to nothing yet, is where a writer creates the file; a
     /// loop is an error, not a hang.
