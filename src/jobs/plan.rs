@@ -608,8 +608,9 @@ impl TrainPlan {
     /// chooses them, for short texts and small corpora; and no stop-word list, when it chooses
     /// the stop words, for short texts
     /// ([`crate::text::length::TextLength::keeps_every_word`]): the English list is
-    /// then not among the candidates. The sample's length goes into the settings, for the model
-    /// to record.
+    /// then not among the candidates; and, for the same short texts, the soft rule beside CW
+    /// when it may be chosen ([`crate::jobs::train::soft_rule`]). The sample's length goes into
+    /// the settings, for the model to record.
     fn choose_by_text_length(&mut self, corpus: &LabelledCorpus, notes: Notes) {
         let chars = self.settings.choose.chars;
         let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
@@ -619,14 +620,6 @@ impl TrainPlan {
         let Some(length) = sample_text_length(corpus, self.settings.pipeline.input_limits()) else {
             return;
         };
-        self.settings.choose.soft_rule = soft_rule && length.keeps_every_word();
-        if self.settings.choose.soft_rule {
-            notes(format!(
-                "a soft rule beside CW: short texts also try SCW-I (C {}, η {}, prior flat), taken only when clearly more accurate held out, since CW learns labels that texts cannot tell",
-                crate::jobs::train::SOFT_RULE_C,
-                crate::jobs::train::SOFT_RULE_ETA
-            ));
-        }
         self.settings.text_length = Some(length);
         if let Some(chars) = chars {
             if length.wants_char_ngrams() {
@@ -651,6 +644,14 @@ impl TrainPlan {
             notes(format!(
                 "stop words none: short texts (a median of at most {} words) keep every word, since a list would drop the question words and negations that often decide their labels; the English list is not tried",
                 crate::text::length::SHORT_TEXT_WORDS
+            ));
+        }
+        self.settings.choose.soft_rule = soft_rule && length.keeps_every_word();
+        if self.settings.choose.soft_rule {
+            notes(format!(
+                "a soft rule beside CW: short texts also try SCW-I (C {}, η {}, prior flat), taken only when clearly more accurate held out, since CW learns labels that texts cannot tell",
+                crate::jobs::train::SOFT_RULE_C,
+                crate::jobs::train::SOFT_RULE_ETA
             ));
         }
     }
