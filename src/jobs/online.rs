@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::learn::learner::{LabelStart, Learner, RuleKind};
+use crate::learn::learner::{LabelStart, Learner};
 use crate::model::Model;
 use crate::text::pipeline::Pipeline;
 
@@ -237,13 +237,6 @@ pub fn learn_with(
     let saved = model.learner.params().clone();
     let scale = model.header.probability_scale;
     let mut config = saved.config().clone();
-    // A correction is explicit: SCW's cap on the step (Wang, Zhao, Hoi, ICML 2012, Prop. 1,
-    // the soft rule `train` takes on noisy short texts) guards against labels that are noise,
-    // and a user's label is not, so the correction is CW-Stdev's uncapped step. Capped, a
-    // correction of a line of Friends needed three `learn` runs to take.
-    if matches!(config.rule, RuleKind::Scw1 | RuleKind::Scw2) {
-        config.rule = RuleKind::Stdev;
-    }
     if let Some(eta) = options.eta {
         config.eta = eta;
     }
