@@ -23,7 +23,7 @@ use crate::learn::learner::{
 use crate::model::{LearnerConfig, Model, WeightEncoding};
 use crate::progress::Progress;
 use crate::text::pipeline::chargrams::CharNgrams;
-use crate::text::pipeline::config::{FilterConfig, TokenizerConfig};
+use crate::text::pipeline::config::{FieldRule, FilterConfig, TokenizerConfig};
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::subword::{SubwordKind, SubwordSpec, DEFAULT_VOCAB_SIZE};
 use crate::text::pipeline::weighting::{ValueConfig, ValueKind};
@@ -80,6 +80,10 @@ pub struct TrainRequest {
     pub email_headers: bool,
     /// Every other header field of mail as features of its own (presence and words).
     pub header_fields: bool,
+    /// Which of those fields and which of their parts; `None`: chosen for mail (the stable
+    /// rule, unless every field whole is clearly more accurate on the held-out fifth,
+    /// [`Choose::every_field`]), the stable rule otherwise.
+    pub field_rule: Option<FieldRule>,
     /// An HTML page, and a mail's HTML part, read as its text
     /// ([`PipelineConfig::html_text`]).
     pub html_text: bool,
@@ -173,6 +177,7 @@ impl Default for TrainRequest {
             bias: true,
             email_headers: true,
             header_fields: true,
+            field_rule: None,
             html_text: true,
             symbols: true,
             max_document_bytes: crate::text::pipeline::DEFAULT_MAX_DOCUMENT_BYTES,
@@ -275,6 +280,11 @@ fn check_model_settings(settings: &TrainSettings) -> Result<()> {
             "choosing a soft rule tries SCW-I beside CW's rules (stdev, var), but the rule is {}",
             format!("{:?}", learner.rule).to_lowercase()
         )));
+    }
+    if choose.every_field && !(pipeline.header_fields && pipeline.field_rule == FieldRule::Stable) {
+        return Err(invalid(
+            "choosing the header-field rule tries every field whole beside the stable rule, but the pipeline reads no header fields or not by the stable rule".into(),
+        ));
     }
     // As a request chooses the prior for --algo cw alone.
     if choose.prior && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
@@ -447,6 +457,7 @@ impl TrainRequest {
                 bias: self.bias,
                 email_headers: self.email_headers,
                 header_fields: self.email_headers && self.header_fields,
+                field_rule: self.field_rule.unwrap_or(FieldRule::Stable),
                 html_text: self.html_text,
                 symbols: self.symbols,
                 char_ngrams: self.char_ngrams.fixed(),
@@ -489,6 +500,12 @@ impl TrainRequest {
                 && self.projection.is_none()
                 && self.constraints == ConstraintKind::Single
                 && !self.binary,
+            // Header fields read, their rule not asked for. Kept for mail only
+            // (`choose_by_text_length`).
+            every_field: !fixed
+                && self.email_headers
+                && self.header_fields
+                && self.field_rule.is_none(),
             // A cluster's processes each sample the whole corpus and decide alike.
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
@@ -609,12 +626,14 @@ impl TrainPlan {
     /// the stop words, for short texts
     /// ([`crate::text::length::TextLength::keeps_every_word`]): the English list is
     /// then not among the candidates; and, for the same short texts, the soft rule beside CW
-    /// when it may be chosen ([`crate::jobs::train::soft_rule`]). The sample's length goes into
-    /// the settings, for the model to record.
+    /// when it may be chosen ([`crate::jobs::train::soft_rule`]); for mail, every header field
+    /// whole beside the stable rule when the rule may be chosen ([`Choose::every_field`]). The
+    /// sample's length goes into the settings, for the model to record.
     fn choose_by_text_length(&mut self, corpus: &LabelledCorpus, notes: Notes) {
         let chars = self.settings.choose.chars;
         let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
-        if chars.is_none() && !self.settings.choose.stopwords && !soft_rule {
+        let every_field = std::mem::take(&mut self.settings.choose.every_field);
+        if chars.is_none() && !self.settings.choose.stopwords && !soft_rule && !every_field {
             return;
         }
         let Some(length) = sample_text_length(corpus, self.settings.pipeline.input_limits()) else {
@@ -653,6 +672,12 @@ impl TrainPlan {
                 crate::jobs::train::SOFT_RULE_C,
                 crate::jobs::train::SOFT_RULE_ETA
             ));
+        }
+        self.settings.choose.every_field = every_field && length.is_mail();
+        if self.settings.choose.every_field {
+            notes(
+                "header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when clearly more accurate held out, since folders that are periods are told apart by what the stable rule leaves out".to_string(),
+            );
         }
     }
 
@@ -791,6 +816,7 @@ mod tests {
                 label_shift: true,
                 chars: Some(CharNgrams::default()),
                 soft_rule: true,
+                every_field: true,
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -1036,6 +1062,7 @@ mod tests {
                 label_shift: false,
                 chars: None,
                 soft_rule: false,
+                every_field: false,
             },
             ..TrainSettings::new(5, 1)
         };

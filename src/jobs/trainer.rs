@@ -72,6 +72,11 @@ pub struct Choose {
     /// CW candidate on the held-out fifth. Set for short texts only
     /// ([`crate::text::length::TextLength::keeps_every_word`]).
     pub soft_rule: bool,
+    /// Every header field whole beside the stable rule: the same candidates again with
+    /// [`FieldRule::EveryFieldWhole`](crate::text::pipeline::config::FieldRule), taken only
+    /// when clearly more accurate than the best stable one on the held-out fifth. Set for mail
+    /// only ([`crate::text::length::TextLength::is_mail`]).
+    pub every_field: bool,
 }
 
 impl TrainSettings {

@@ -35,8 +35,8 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    featurize_cached, most_accurate, sample_text_length, soft_rule_only_if_clearly_better,
-    TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    featurize_cached, most_accurate, only_if_clearly_better, sample_text_length, TrainSettings,
+    Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -44,7 +44,7 @@ use crate::model::WeightEncoding;
 use crate::progress::{NoProgress, Progress};
 use crate::text::length::TextLength;
 use crate::text::pipeline::chargrams::CharNgrams;
-use crate::text::pipeline::config::FilterConfig;
+use crate::text::pipeline::config::{FieldRule, FilterConfig};
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
 use crate::text::pipeline::{stopwords, PipelineConfig};
@@ -196,6 +196,9 @@ pub struct FeatureChoice {
     pub stem: bool,
     pub ngrams: usize,
     pub values: ValueKind,
+    /// Which header fields of mail give features ([`FieldRule`]): the stable rule, or every
+    /// field whole where `train` would try it too (mail, [`Choose::every_field`]).
+    pub fields: FieldRule,
 }
 
 /// One point of the search space.
@@ -232,30 +235,42 @@ impl Candidate {
         } else {
             &[true, false]
         };
-        let features = |stopwords| FeatureChoice {
+        let features = |stopwords, fields| FeatureChoice {
             stopwords,
             chars: base.pipeline.char_ngrams,
             symbols: true,
             stem: false,
             ngrams: 2,
             values: ValueKind::LogTf,
+            fields,
         };
-        let mut out: Vec<Self> = [base.learner.prior, base.learner.prior.other()]
+        // Mail also tries every header field whole, after the stable ones, as `train` does
+        // (`Choose::every_field`).
+        let rules: &[FieldRule] = if base.choose.every_field {
+            &[FieldRule::Stable, FieldRule::EveryFieldWhole]
+        } else {
+            &[base.pipeline.field_rule]
+        };
+        let mut out: Vec<Self> = rules
             .iter()
-            .flat_map(|&prior| {
-                lists.iter().map(move |&stopwords| Candidate {
-                    features: features(stopwords),
-                    learner: CwConfig {
-                        prior,
-                        ..base.learner.clone()
-                    },
-                })
+            .flat_map(|&fields| {
+                [base.learner.prior, base.learner.prior.other()]
+                    .into_iter()
+                    .flat_map(move |prior| {
+                        lists.iter().map(move |&stopwords| Candidate {
+                            features: features(stopwords, fields),
+                            learner: CwConfig {
+                                prior,
+                                ..base.learner.clone()
+                            },
+                        })
+                    })
             })
             .collect();
         // Short texts also try the soft rule, as `train` does (`Choose::soft_rule`).
         if keep_every_word && matches!(base.learner.rule, RuleKind::Stdev | RuleKind::Var) {
             out.push(Candidate {
-                features: features(false),
+                features: features(false, base.pipeline.field_rule),
                 learner: crate::jobs::train::soft_rule(&base.learner),
             });
         }
@@ -307,6 +322,12 @@ impl Candidate {
                 values: *[ValueKind::Binary, ValueKind::Tf, ValueKind::LogTf]
                     .choose(rng)
                     .expect("non-empty"),
+                // Only for mail, where train tries it; no draw otherwise, as for chars.
+                fields: if base.choose.every_field && rng.gen_bool(0.5) {
+                    FieldRule::EveryFieldWhole
+                } else {
+                    base.pipeline.field_rule
+                },
             },
             learner: CwConfig {
                 rule,
@@ -355,6 +376,7 @@ impl Candidate {
         pipeline.symbols = self.features.symbols;
         pipeline.char_ngrams = self.features.chars;
         pipeline.values.kind = self.features.values;
+        pipeline.field_rule = self.features.fields;
         Ok(pipeline)
     }
 
@@ -369,7 +391,7 @@ impl Candidate {
         };
         let f = &self.features;
         format!(
-            "{rule} {parameter} {}{} | stopwords={} symbols={} stem={} ngrams={} values={} chars={}",
+            "{rule} {parameter} {}{} | stopwords={} symbols={} stem={} ngrams={} values={} chars={}{}",
             format!("{:?}", l.constraints).to_lowercase(),
             if l.constraints == ConstraintKind::Single {
                 String::new()
@@ -386,7 +408,12 @@ impl Candidate {
                 c.min,
                 c.max,
                 c.weight()
-            ))
+            )),
+            if f.fields == FieldRule::EveryFieldWhole {
+                " fields=whole"
+            } else {
+                ""
+            }
         )
     }
 }
@@ -521,6 +548,8 @@ fn search(
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
     }
+    // Every header field whole where train tries it: mail whose rule was not asked for.
+    base.choose.every_field &= text_length.is_some_and(|t| t.is_mail());
     let base = &base;
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
     let first = Candidate::train_choices(base, text_length.is_some_and(|t| t.keeps_every_word()));
@@ -746,10 +775,19 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
     // The soft rule only when clearly better, as train takes it; a trial's answers are its
     // best epoch's, where train compares after [`SELECTION_EPOCHS`]: the same documents, a
     // model of that many epochs or more.
-    soft_rule_only_if_clearly_better(
+    let pick = only_if_clearly_better(
         pick,
         choices,
         |i| choices[i].candidate.learner.rule != choices[0].candidate.learner.rule,
+        |t| t.selection_accuracy,
+        |i| choices[i].candidate.features.stopwords,
+        |t| &t.right,
+    );
+    // Every header field whole too (mail).
+    only_if_clearly_better(
+        pick,
+        choices,
+        |i| choices[i].candidate.features.fields != choices[0].candidate.features.fields,
         |t| t.selection_accuracy,
         |i| choices[i].candidate.features.stopwords,
         |t| &t.right,
@@ -769,7 +807,9 @@ fn trains_cross_validated_pick(
     let at_base: Vec<usize> = (0..choices.len())
         .filter(|&i| {
             let learner = &choices[i].candidate.learner;
-            learner.prior == first.prior && learner.rule == first.rule
+            learner.prior == first.prior
+                && learner.rule == first.rule
+                && choices[i].candidate.features.fields == choices[0].candidate.features.fields
         })
         .collect();
     let which = at_base
@@ -1051,6 +1091,7 @@ mod tests {
             label_shift: true,
             chars: None,
             soft_rule: false,
+            every_field: false,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()
@@ -1089,6 +1130,36 @@ mod tests {
         assert_eq!(train.len(), 3);
         assert_eq!(train[2].1, crate::jobs::train::soft_rule(&short.learner));
         assert_eq!(tune, train);
+        // Mail: train tries each of its four again with every header field whole, after them,
+        // and so do tune's first trials, in the same order; random trials may read them whole.
+        let mut mail = base.clone();
+        mail.choose.every_field = true;
+        let train: Vec<(PipelineConfig, CwConfig)> = mail
+            .candidates()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.pipeline, c.learner))
+            .collect();
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&mail, false)
+            .iter()
+            .map(|c| (c.pipeline(&mail.pipeline).unwrap(), c.learner.clone()))
+            .collect();
+        assert_eq!(train.len(), 8);
+        let rules: Vec<FieldRule> = train.iter().map(|(p, _)| p.field_rule).collect();
+        assert_eq!(rules[..4], [FieldRule::Stable; 4]);
+        assert_eq!(rules[4..], [FieldRule::EveryFieldWhole; 4]);
+        for t in &train {
+            assert!(tune.contains(t), "tune's first trials are train's choices");
+        }
+        let whole = |b: &TrainSettings, seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..200)
+                .map(|_| Candidate::random(&mut rng, b))
+                .filter(|c| c.features.fields == FieldRule::EveryFieldWhole)
+                .count()
+        };
+        assert!((60..140).contains(&whole(&mail, 3)));
+        assert_eq!(whole(&base, 3), 0);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
             let c = Candidate::random(&mut rng, &base);

@@ -225,6 +225,10 @@ impl LabelShift {
     }
 }
 
+/// How the name of a candidate with every header field whole ends
+/// (`crate::jobs::train::Choose::every_field`).
+pub const EVERY_FIELD_WHOLE: &str = ", every header field whole";
+
 /// One candidate's score on the held-out fifth.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelectionTrial {
@@ -249,8 +253,18 @@ impl Selection {
                 " (the base settings: no other was better by more than a standard error)"
             } else {
                 // Passed over a more accurate trial: only
-                // crate::jobs::train::soft_rule_only_if_clearly_better does.
-                " (the soft rule was more accurate, but not by a standard error)"
+                // crate::jobs::train::only_if_clearly_better does, for the soft rule or for
+                // every header field whole.
+                let best = self
+                    .trials
+                    .iter()
+                    .max_by(|a, b| a.accuracy.total_cmp(&b.accuracy))
+                    .expect("a more accurate trial");
+                if best.setting.ends_with(EVERY_FIELD_WHOLE) {
+                    " (every header field whole was more accurate, but not by a standard error)"
+                } else {
+                    " (the soft rule was more accurate, but not by a standard error)"
+                }
             }
         } else if self.trials[..self.chosen]
             .iter()
@@ -800,6 +814,19 @@ mod tests {
         assert!(selection
             .describe()
             .starts_with("chose stop words none, soft rule SCW-I (C 0.3, η 0.99, prior flat): "));
+        // Mail: every header field whole passed over for the best stable candidate.
+        selection.trials[2] = trial(
+            "stop words none, prior idf, every header field whole",
+            0.3743,
+        );
+        selection.chosen = 1;
+        assert!(
+            selection.describe().starts_with(
+                "chose stop words none, prior flat (every header field whole was more accurate, but not by a standard error): "
+            ),
+            "{}",
+            selection.describe()
+        );
     }
 
     /// Links followed to the file they name: relative to their own folder, through a chain; a

@@ -514,3 +514,75 @@ fn folders_told_apart_by_a_header_field_alone_are_learned() {
     assert!(accuracy(&[]) >= 0.95);
     assert_eq!(accuracy(&["--no-header-fields"]), 0.5);
 }
+
+/// Folders that are periods (a user's `2023` and `2024` archives): the same messages in both,
+/// relayed in different years, so that only the moment in their Received fields tells them
+/// apart, which the stable rule leaves out. Plain `train` tries every header field whole beside
+/// the stable rule on mail, says so, and takes it because it is clearly more accurate held out;
+/// `inspect` shows the choice; asking for the stable rule keeps it (and cannot tell the
+/// folders apart); asking for no header fields and a rule at once is refused.
+#[test]
+fn folders_that_are_periods_take_every_header_field_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train_dir, test_dir) = (dir.path().join("train"), dir.path().join("test"));
+    let mut all = mails("ham", "", 40);
+    all.extend(mails("spam", "", 40));
+    let relayed = |year: u32, day: usize, id: usize| {
+        format!(
+            "Received: from relay.example.org by mx.example.org with ESMTP id Q{id:05}; {day} Mar {year} 10:00:00 +0000\n"
+        )
+    };
+    for (i, mail) in all.iter().enumerate() {
+        for year in [2023, 2024] {
+            // Two copies for training (320 messages: a held-out fifth of about 64), one to
+            // test, each relayed on a day of its own.
+            for (root, copy) in [(&train_dir, 0), (&train_dir, 1), (&test_dir, 2)] {
+                let mut bytes = relayed(year, 1 + (i + 7 * copy) % 28, 3 * i + copy).into_bytes();
+                bytes.extend_from_slice(mail);
+                write(
+                    &root.join(year.to_string()).join(format!("{i}-{copy}.eml")),
+                    &bytes,
+                );
+            }
+        }
+    }
+    let model = dir.path().join("m.cwm");
+    let accuracy = |extra: &[&str]| {
+        let (_, err) = train(train_dir.to_str().unwrap(), extra, &model);
+        let report = eval_json(&model, &test_dir, &[]);
+        assert_eq!(report["documents"], 160);
+        (report["accuracy"].as_f64().unwrap(), err)
+    };
+
+    let (whole, err) = accuracy(&[]);
+    assert!(
+        err.contains("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole"),
+        "{err}"
+    );
+    let chose = err.lines().find(|l| l.starts_with("chose ")).unwrap();
+    assert!(
+        chose.starts_with("chose stop words ") && chose.contains(", every header field whole: "),
+        "{chose}"
+    );
+    assert_eq!(whole, 1.0, "{err}");
+    let shown = stdout(&cwtext().arg("inspect").arg(&model).output().unwrap());
+    assert!(shown.contains(", every header field whole"), "{shown}");
+
+    let (stable, err) = accuracy(&["--field-rule", "stable"]);
+    assert!(!err.contains("every header field whole"), "{err}");
+    assert_eq!(stable, 0.5, "{err}");
+    assert_eq!(accuracy(&["--field-rule", "whole"]).0, 1.0);
+
+    let out = cwtext()
+        .args(["train", train_dir.to_str().unwrap(), "-o"])
+        .arg(&model)
+        .args(["--field-rule", "whole", "--no-header-fields"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("'--field-rule <RULE>' cannot be used with '--no-header-fields'"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -137,6 +137,7 @@ fn stop_words_and_prior() -> Choose {
         label_shift: false,
         chars: None,
         soft_rule: false,
+        every_field: false,
     }
 }
 
@@ -405,7 +406,7 @@ fn a_corpus_every_candidate_gets_right_keeps_every_word() {
 /// as `train` chooses among them, every word on a tie); anything else stands as chosen.
 #[test]
 fn the_soft_rule_needs_a_standard_error_over_the_best_cw_candidate() {
-    use cwtext::jobs::train::soft_rule_only_if_clearly_better;
+    use cwtext::jobs::train::only_if_clearly_better;
     // 100 held-out documents; CW candidate 0 gets the first `n` right.
     let right = |n: usize| -> Vec<bool> { (0..100).map(|i| i < n).collect() };
     // (accuracy, has the list, is soft, answers), the pick before the rule, the pick after:
@@ -449,7 +450,7 @@ fn the_soft_rule_needs_a_standard_error_over_the_best_cw_candidate() {
         ),
     ];
     for (rows, before, want) in cases {
-        let got = soft_rule_only_if_clearly_better(
+        let got = only_if_clearly_better(
             before,
             &rows,
             |i| rows[i].2,
@@ -486,6 +487,34 @@ fn long_texts_do_not_try_the_soft_rule() {
     assert!(names.iter().all(|n| !n.contains("soft rule")), "{names:?}");
     let cwtext::model::LearnerConfig::Cw(learner) = &trained.model.header.learner;
     assert_eq!(learner.rule, cwtext::learn::learner::RuleKind::Stdev);
+}
+
+/// Every header field whole is tried for mail alone: where it may be chosen, documents that
+/// are not mail are still chosen among by the stop-word lists and priors, and read by the
+/// stable rule.
+#[test]
+fn texts_that_are_not_mail_do_not_try_every_header_field_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    long_question_corpus(dir.path(), 120);
+    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+    let trained = train_corpus(
+        &corpus,
+        &settings(Choose {
+            every_field: true,
+            ..stop_words_and_prior()
+        }),
+    );
+    let selection = trained.selection.clone().expect("four candidates");
+    let names = trial_names(&selection);
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(
+        names.iter().all(|n| !n.contains("header field")),
+        "{names:?}"
+    );
+    assert_eq!(
+        trained.model.header.pipeline.field_rule,
+        cwtext::text::pipeline::config::FieldRule::Stable
+    );
 }
 
 /// The rule `tune`'s cross-validation keeps: a challenger must be right more often than train's

@@ -212,12 +212,15 @@ impl Default for PipelineConfig {
 }
 
 /// Which header fields give features (see [`super::fields`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum FieldRule {
-    /// Every field, its whole value: what models written from a23cc96 until the rule below
-    /// read (the default of a model file that names no rule).
+    /// Every field, its whole value, dates, queue ids and relays' addresses included: what
+    /// models written from a23cc96 until the rule below read (the default of a model file that
+    /// names no rule).
     #[default]
+    #[cfg_attr(feature = "cli", value(name = "whole"))]
     EveryFieldWhole,
     /// [`super::fields::field_use`]: the fields and parts that recur in later mail.
     Stable,
@@ -226,6 +229,14 @@ pub enum FieldRule {
 impl FieldRule {
     fn is_every_field_whole(&self) -> bool {
         *self == FieldRule::EveryFieldWhole
+    }
+
+    /// Its name in a candidate's description and on the command line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FieldRule::EveryFieldWhole => "whole",
+            FieldRule::Stable => "stable",
+        }
     }
 }
 
