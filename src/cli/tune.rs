@@ -141,6 +141,11 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 "train's choices keep every word (short texts: no stop-word list); the other trials may use the English list",
             );
         }
+        if length.is_mail() {
+            ui.info(
+                "train's choices read the header fields by the stable rule and again with every field whole (mail); the other trials may read them whole",
+            );
+        }
     }
     let best = &result.trials[result.best];
     writeln!(

@@ -548,8 +548,10 @@ fn search(
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
     }
-    // Every header field whole where train tries it: mail whose rule was not asked for.
-    base.choose.every_field &= text_length.is_some_and(|t| t.is_mail());
+    // Every header field whole beside the stable rule, as train tries it: for mail.
+    base.choose.every_field = base.pipeline.header_fields
+        && base.pipeline.field_rule == FieldRule::Stable
+        && text_length.is_some_and(|t| t.is_mail());
     let base = &base;
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
     let first = Candidate::train_choices(base, text_length.is_some_and(|t| t.keeps_every_word()));

@@ -573,6 +573,33 @@ fn folders_that_are_periods_take_every_header_field_whole() {
     assert_eq!(stable, 0.5, "{err}");
     assert_eq!(accuracy(&["--field-rule", "whole"]).0, 1.0);
 
+    // The same messages in folders by list, each relayed in both years alike: the moment
+    // tells nothing, the stable rule reads the List-Id, and it is kept.
+    let lists = dir.path().join("lists");
+    for (i, mail) in all.iter().enumerate() {
+        for (list, id) in [
+            ("alpha", "alpha.lists.example.org"),
+            ("beta", "beta.lists.example.org"),
+        ] {
+            for year in [2023, 2024] {
+                let mut bytes = relayed(year, 1 + i % 28, i).into_bytes();
+                bytes.extend_from_slice(format!("List-Id: <{id}>\n").as_bytes());
+                bytes.extend_from_slice(mail);
+                write(&lists.join(list).join(format!("{i}-{year}.eml")), &bytes);
+            }
+        }
+    }
+    let (_, err) = train(lists.to_str().unwrap(), &[], &model);
+    let chose = err.lines().find(|l| l.starts_with("chose ")).unwrap();
+    assert!(
+        !chose
+            .split(':')
+            .next()
+            .unwrap()
+            .contains("every header field whole"),
+        "{chose}"
+    );
+
     let out = cwtext()
         .args(["train", train_dir.to_str().unwrap(), "-o"])
         .arg(&model)
