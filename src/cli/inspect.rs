@@ -11,6 +11,7 @@ use super::common::{load_model, vocabulary_of, TextOrJson, Ui};
 use super::Outcome;
 use cwtext::jobs::explain::{strongest_features, LabelFeature};
 use cwtext::model::{LearnerConfig, Model};
+use cwtext::text::pipeline::PipelineConfig;
 use cwtext::text::vocabulary::Vocabulary;
 
 const EXAMPLES: &str = "\
@@ -74,7 +75,7 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 "labels": model.labels(),
                 "training": model.header.training,
                 "learner": model.header.learner,
-                "pipeline": summarised(serde_json::to_value(model.pipeline())?),
+                "pipeline": pipeline_value(model.pipeline())?,
                 "probability_scale": model.header.probability_scale,
                 "label_shift": model.header.label_shift.as_ref().map(|s| {
                     // The choice's figures, with the offsets by label name.
@@ -106,6 +107,17 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 }
 
 /// The pipeline for people: long lists (stop words) and long strings become their size.
+/// The pipeline as the model stores it, summarised, with its header-field rule named even
+/// where the file leaves it out (every field whole, the default of files written before the
+/// rule existed), so that `inspect` shows which rule a mail model reads.
+fn pipeline_value(pipeline: &PipelineConfig) -> anyhow::Result<Value> {
+    let mut value = summarised(serde_json::to_value(pipeline)?);
+    if pipeline.header_fields {
+        value["field_rule"] = serde_json::to_value(pipeline.field_rule)?;
+    }
+    Ok(value)
+}
+
 fn summarised(value: Value) -> Value {
     match value {
         Value::Array(items) if items.len() > 12 => json!(format!("({} items)", items.len())),
@@ -149,11 +161,7 @@ fn write_text(
         "learner            {}",
         serde_json::to_string(learner)?
     )?;
-    writeln!(
-        out,
-        "pipeline           {}",
-        summarised(serde_json::to_value(&h.pipeline)?)
-    )?;
+    writeln!(out, "pipeline           {}", pipeline_value(&h.pipeline)?)?;
     let how = match (&h.calibration, h.probability_scale == 1.0) {
         (Some(c), _) => c.describe(),
         (None, true) => "not calibrated".to_string(),

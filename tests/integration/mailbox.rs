@@ -567,6 +567,10 @@ fn folders_that_are_periods_take_every_header_field_whole() {
     assert_eq!(whole, 1.0, "{err}");
     let shown = stdout(&cwtext().arg("inspect").arg(&model).output().unwrap());
     assert!(shown.contains(", every header field whole"), "{shown}");
+    assert!(
+        shown.contains("\"field_rule\":\"every_field_whole\""),
+        "{shown}"
+    );
 
     let (stable, err) = accuracy(&["--field-rule", "stable"]);
     assert!(!err.contains("every header field whole"), "{err}");
