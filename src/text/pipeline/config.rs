@@ -220,9 +220,19 @@ pub enum FieldRule {
     /// models written from a23cc96 until the rule below read (the default of a model file that
     /// names no rule).
     #[default]
-    #[cfg_attr(feature = "cli", value(name = "whole"))]
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            name = "whole",
+            help = "Every field, its whole value: dates, queue ids and relays' addresses too"
+        )
+    )]
     EveryFieldWhole,
     /// [`super::fields::field_use`]: the fields and parts that recur in later mail.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "The fields and parts that recur in later mail")
+    )]
     Stable,
 }
 
