@@ -35,8 +35,8 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    featurize_cached, most_accurate, only_if_clearly_better, sample_text_length, TrainSettings,
-    Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    every_word_on_a_tie, featurize_cached, only_if_clearly_better, sample_text_length,
+    TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -763,8 +763,9 @@ fn most_accurate_first(trials: &[Trial]) -> Vec<usize> {
 }
 
 /// What plain `train` picks: the first `choices` trials are what it chooses among, and it
-/// takes the most accurate on the held-out fifth after [`SELECTION_EPOCHS`], the earliest on
-/// ties (its own rule, [`crate::jobs::train::most_accurate`]); the first, its base settings,
+/// takes the most accurate on the held-out fifth after [`SELECTION_EPOCHS`], on a tie the one
+/// without the stop-word list, else the earliest (its own rule,
+/// [`crate::jobs::train::every_word_on_a_tie`]); the first, its base settings,
 /// when fewer than [`MIN_SELECTION_DOCUMENTS`] documents are held out (where `train` then
 /// cross-validates its stop words, [`trains_cross_validated_pick`] is its pick; this the one of
 /// a corpus too small for that too).
@@ -773,7 +774,12 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
         return 0;
     }
     let choices = &trials[..choices.min(trials.len())];
-    let pick = most_accurate(choices, |t| t.selection_accuracy);
+    // On a tie, every word: train's own rule ([`every_word_on_a_tie`]).
+    let pick = every_word_on_a_tie(
+        choices,
+        |t| t.selection_accuracy,
+        |i| choices[i].candidate.features.stopwords,
+    );
     // The soft rule only when clearly better, as train takes it; a trial's answers are its
     // best epoch's, where train compares after [`SELECTION_EPOCHS`]: the same documents, a
     // model of that many epochs or more.
@@ -1001,6 +1007,27 @@ mod tests {
         assert_eq!(held, [0, 1, 2, 3, 6, 7]);
         assert_eq!(trains_pick(&kept, 4, 100), 1);
         assert_eq!(challengers(&kept, 1), [6, 7]);
+    }
+
+    /// A tie between train's choice with the English list and the same without it: train keeps
+    /// every word, and so must tune's copy of its pick (it took the earlier, the list, and so
+    /// wrote another model than train's on SpamAssassin's five folders).
+    #[test]
+    fn trains_pick_keeps_every_word_on_a_tie_as_train_does() {
+        let mut base = base();
+        base.pipeline.symbols = true;
+        let first = Candidate::train_choices(&base, false);
+        assert!(first[0].features.stopwords && !first[1].features.stopwords);
+        let trials: Vec<Trial> = first
+            .into_iter()
+            .enumerate()
+            .map(|(i, candidate)| Trial {
+                candidate,
+                // The list and none tie, ahead of the other prior's two.
+                ..trial(i, if i < 2 { &[1, 2] } else { &[1, 2, 3] })
+            })
+            .collect();
+        assert_eq!(trains_pick(&trials, 4, 100), 1);
     }
 
     /// Cross-validated results from per-fold (right, wrong) counts, 20 documents a fold; the
