@@ -1080,6 +1080,14 @@ mod tests {
             soft_arow,
             "choosing a soft rule tries SCW-I beside CW's rules (stdev, var), but the rule is arow",
         );
+        let mut whole_without_fields = choose(false, false);
+        whole_without_fields.choose.every_field = true;
+        TrainPlan::from_settings(whole_without_fields.clone()).unwrap();
+        whole_without_fields.pipeline.header_fields = false;
+        settings_refused(
+            whole_without_fields,
+            "choosing the header-field rule tries every field whole beside the stable rule, but the pipeline reads no header fields or not by the stable rule",
+        );
         let mut own_list = choose(true, false);
         for f in &mut own_list.pipeline.filters {
             if let FilterConfig::StopWords { name, .. } = f {

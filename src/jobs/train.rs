@@ -869,7 +869,8 @@ pub fn every_word_on_a_tie<T>(
 /// requiring a standard error kept CW on every corpus where the soft rule did not help. Every
 /// field whole reads the moment of a message (its dates, queue ids and relays' addresses),
 /// which a random held-out fifth cannot tell from a lasting sign: a ham/spam filter that took it
-/// lost 1 to 2.5 points on later mail, so it too must win by a standard error.
+/// lost 1 to 3 points on mail of a later or earlier period, so it too must win by a standard
+/// error (`benches/results/field-rule-choice-2026-11-28.md`).
 pub fn only_if_clearly_better<T>(
     chosen: usize,
     items: &[T],
