@@ -568,26 +568,15 @@ pub(crate) fn train_corpus(
                 trials
             };
             passes += candidates.len() * select_epochs;
-            chosen = every_word_on_a_tie(
+            chosen = trains_choice(
                 &trials,
                 |t| t.1.accuracy,
-                |i| candidates[i].pipeline.has_stop_words(),
-            );
-            chosen = only_if_clearly_better(
-                chosen,
-                &trials,
-                |i| candidates[i].learner.rule != candidates[0].learner.rule,
-                |t| t.1.accuracy,
-                |i| candidates[i].pipeline.has_stop_words(),
                 |t| &t.2,
-            );
-            chosen = only_if_clearly_better(
-                chosen,
-                &trials,
-                |i| candidates[i].pipeline.field_rule != candidates[0].pipeline.field_rule,
-                |t| t.1.accuracy,
                 |i| candidates[i].pipeline.has_stop_words(),
-                |t| &t.2,
+                &[
+                    &|i| candidates[i].learner.rule != candidates[0].learner.rule,
+                    &|i| candidates[i].pipeline.field_rule != candidates[0].pipeline.field_rule,
+                ],
             );
             partial = match trials[chosen].0.take() {
                 Some(kept) => Some(kept),
@@ -893,6 +882,26 @@ pub fn only_if_clearly_better<T>(
     } else {
         best
     }
+}
+
+/// `train`'s choice among its candidates on the held-out fifth, for `train` and for `tune`'s
+/// copy of it (two copies drifted: `tune`'s lacked the tie rule until 4680d84): the most
+/// accurate, every word on a tie ([`every_word_on_a_tie`]), then each departure from the base
+/// in `bolder` (the soft rule, every header field whole) only if clearly better
+/// ([`only_if_clearly_better`]). `has_list(i)`: whether candidate i has the stop-word list;
+/// `right(item)`: per held-out document, whether it was right.
+pub fn trains_choice<T>(
+    items: &[T],
+    accuracy: impl Fn(&T) -> f64,
+    right: impl Fn(&T) -> &[bool],
+    has_list: impl Fn(usize) -> bool,
+    bolder: &[&dyn Fn(usize) -> bool],
+) -> usize {
+    let mut chosen = every_word_on_a_tie(items, &accuracy, &has_list);
+    for is_bold in bolder {
+        chosen = only_if_clearly_better(chosen, items, is_bold, &accuracy, &has_list, &right);
+    }
+    chosen
 }
 
 /// The choice among settings that `tune`'s cross-validation makes: of `items`, the first (the base)

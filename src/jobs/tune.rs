@@ -35,8 +35,8 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    every_word_on_a_tie, featurize_cached, only_if_clearly_better, sample_text_length,
-    TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    featurize_cached, sample_text_length, trains_choice, TrainSettings, Trained, Trainer,
+    MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -774,31 +774,19 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
         return 0;
     }
     let choices = &trials[..choices.min(trials.len())];
-    // On a tie, every word: train's own rule ([`every_word_on_a_tie`]).
-    let pick = every_word_on_a_tie(
+    // Train's own rule, with the same departures from its base (the soft rule, every header
+    // field whole); a trial's answers are its best epoch's, where train compares after
+    // [`SELECTION_EPOCHS`]: the same documents, a model of that many epochs or more.
+    let base = &choices[0].candidate;
+    trains_choice(
         choices,
         |t| t.selection_accuracy,
-        |i| choices[i].candidate.features.stopwords,
-    );
-    // The soft rule only when clearly better, as train takes it; a trial's answers are its
-    // best epoch's, where train compares after [`SELECTION_EPOCHS`]: the same documents, a
-    // model of that many epochs or more.
-    let pick = only_if_clearly_better(
-        pick,
-        choices,
-        |i| choices[i].candidate.learner.rule != choices[0].candidate.learner.rule,
-        |t| t.selection_accuracy,
-        |i| choices[i].candidate.features.stopwords,
         |t| &t.right,
-    );
-    // Every header field whole too (mail).
-    only_if_clearly_better(
-        pick,
-        choices,
-        |i| choices[i].candidate.features.fields != choices[0].candidate.features.fields,
-        |t| t.selection_accuracy,
         |i| choices[i].candidate.features.stopwords,
-        |t| &t.right,
+        &[
+            &|i| choices[i].candidate.learner.rule != base.learner.rule,
+            &|i| choices[i].candidate.features.fields != base.features.fields,
+        ],
     )
 }
 
