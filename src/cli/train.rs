@@ -20,7 +20,6 @@ use cwtext::text::pipeline::config::FieldRule;
 use cwtext::text::pipeline::stem::StemLanguage;
 use cwtext::text::pipeline::subword::SubwordKind;
 use cwtext::text::pipeline::weighting::ValueKind;
-use cwtext::text::pipeline::PipelineConfig;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -133,9 +132,10 @@ pub struct TrainArgs {
         help_heading = "Learner"
     )]
     pub initial_variance: f64,
-    /// Hash features into 2^B buckets (16..=26).
-    #[arg(long, default_value_t = PipelineConfig::default().hash_bits, value_name = "B")]
-    pub hash_bits: u8,
+    /// Hash features into 2^B buckets (16..=26). Default: chosen, 18, or up to 21 for a
+    /// corpus of many words and few labels (a weight table of at most 32 MiB; not for mail).
+    #[arg(long, value_name = "B")]
+    pub hash_bits: Option<u8>,
     /// Longest n-gram: 1 = words only, 2 = words and bigrams, 3 = up to trigrams.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub ngrams: usize,

@@ -13,7 +13,6 @@ use super::Outcome;
 use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
 use cwtext::jobs::tune::{TuneRequest, FOLDS, PATIENCE};
 use cwtext::model::WeightEncoding;
-use cwtext::text::pipeline::PipelineConfig;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -53,9 +52,10 @@ pub struct TuneArgs {
     /// Seed of the search and of the per-epoch shuffle.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Hash features into 2^B buckets (16..=26).
-    #[arg(long, default_value_t = PipelineConfig::default().hash_bits, value_name = "B")]
-    pub hash_bits: u8,
+    /// Hash features into 2^B buckets (16..=26). Default: chosen as `train` chooses them, 18,
+    /// or up to 21 for a corpus of many words and few labels (not for mail).
+    #[arg(long, value_name = "B")]
+    pub hash_bits: Option<u8>,
     /// Weight precision in the model file.
     #[arg(long, value_enum, default_value_t = WeightEncoding::F32)]
     pub encoding: WeightEncoding,
@@ -146,6 +146,9 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 "train's choices read the header fields by the stable rule and again with every field whole (mail); the other trials may read them whole",
             );
         }
+    }
+    if let Some(why) = &result.hash_bits_reason {
+        ui.info(format!("every trial: {why}"));
     }
     let best = &result.trials[result.best];
     writeln!(

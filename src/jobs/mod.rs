@@ -24,6 +24,7 @@
 #[cfg(feature = "archive")]
 pub mod archiving;
 pub mod batch;
+pub mod buckets;
 pub mod calibrate;
 pub mod classify_output;
 #[cfg(feature = "cluster")]

@@ -57,7 +57,9 @@ pub struct TrainRequest {
     /// The binary formulation (one weight vector for two labels).
     pub binary: bool,
     pub initial_variance: f64,
-    pub hash_bits: u8,
+    /// Features are hashed into 2^hash_bits buckets; `None`: chosen from the corpus's words and
+    /// labels ([`Choose::hash_bits`]), from the base 2^18.
+    pub hash_bits: Option<u8>,
     /// Longest n-gram.
     pub ngrams: usize,
     pub values: ValueKind,
@@ -151,7 +153,6 @@ pub struct ClusterRequest {
 
 impl Default for TrainRequest {
     fn default() -> Self {
-        let pipeline = PipelineConfig::default();
         TrainRequest {
             algorithm: Algorithm::Cw,
             update: None,
@@ -164,7 +165,7 @@ impl Default for TrainRequest {
             c: 1.0,
             binary: false,
             initial_variance: 1.0,
-            hash_bits: pipeline.hash_bits,
+            hash_bits: None,
             ngrams: 2,
             values: ValueKind::LogTf,
             normalize: true,
@@ -449,7 +450,9 @@ impl TrainRequest {
             pipeline: PipelineConfig {
                 filters,
                 max_ngram: self.ngrams,
-                hash_bits: self.hash_bits,
+                hash_bits: self
+                    .hash_bits
+                    .unwrap_or(PipelineConfig::default().hash_bits),
                 values: ValueConfig {
                     kind: self.values,
                     l2_normalize: self.normalize,
@@ -506,6 +509,8 @@ impl TrainRequest {
                 && self.email_headers
                 && self.header_fields
                 && self.field_rule.is_none(),
+            // The processes of a cluster exchange weights bucket by bucket: fixed there.
+            hash_bits: !fixed && self.hash_bits.is_none(),
             // A cluster's processes each sample the whole corpus and decide alike.
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
@@ -633,7 +638,13 @@ impl TrainPlan {
         let chars = self.settings.choose.chars;
         let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
         let every_field = std::mem::take(&mut self.settings.choose.every_field);
-        if chars.is_none() && !self.settings.choose.stopwords && !soft_rule && !every_field {
+        let hash_bits = self.settings.choose.hash_bits;
+        if chars.is_none()
+            && !self.settings.choose.stopwords
+            && !soft_rule
+            && !every_field
+            && !hash_bits
+        {
             return;
         }
         let Some(length) = sample_text_length(corpus, self.settings.pipeline.input_limits()) else {
@@ -672,6 +683,11 @@ impl TrainPlan {
                 crate::jobs::train::SOFT_RULE_C,
                 crate::jobs::train::SOFT_RULE_ETA
             ));
+        }
+        if hash_bits {
+            let (bits, why) = crate::jobs::buckets::chosen_hash_bits(&length, corpus.labels.len());
+            self.settings.pipeline.hash_bits = bits;
+            notes(why);
         }
         self.settings.choose.every_field = every_field && length.is_mail();
         if self.settings.choose.every_field {
@@ -817,6 +833,7 @@ mod tests {
                 chars: Some(CharNgrams::default()),
                 soft_rule: true,
                 every_field: true,
+                hash_bits: true,
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -1063,6 +1080,7 @@ mod tests {
                 chars: None,
                 soft_rule: false,
                 every_field: false,
+                hash_bits: false,
             },
             ..TrainSettings::new(5, 1)
         };
@@ -1159,7 +1177,7 @@ mod tests {
     fn pipeline_and_learner_values_are_checked_in_the_plan() {
         refused(
             TrainRequest {
-                hash_bits: 40,
+                hash_bits: Some(40),
                 ..TrainRequest::default()
             },
             "40",
@@ -1180,7 +1198,7 @@ mod tests {
         );
         // A continued model brings its own pipeline: the request's is not checked.
         assert!(TrainRequest {
-            hash_bits: 40,
+            hash_bits: Some(40),
             resume: Some("m.cwm".into()),
             ..TrainRequest::default()
         }

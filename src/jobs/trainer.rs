@@ -77,6 +77,10 @@ pub struct Choose {
     /// when clearly more accurate than the best stable one on the held-out fifth. Set for mail
     /// only ([`crate::text::length::TextLength::is_mail`]).
     pub every_field: bool,
+    /// The hash bits, by a rule on the corpus's words and labels
+    /// ([`crate::jobs::buckets::chosen_hash_bits`]: more buckets where labels are few and words
+    /// many, not for mail), not a trial on the held-out fifth; `false`: the pipeline's.
+    pub hash_bits: bool,
 }
 
 impl TrainSettings {

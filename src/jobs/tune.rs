@@ -70,8 +70,9 @@ pub struct TuneRequest {
     pub max_epochs: usize,
     /// Seed of the search and of the per-epoch shuffle.
     pub seed: u64,
-    /// Features are hashed into 2^hash_bits buckets.
-    pub hash_bits: u8,
+    /// Features are hashed into 2^hash_bits buckets; `None`: chosen as plain `train` chooses
+    /// them ([`crate::jobs::buckets::chosen_hash_bits`]).
+    pub hash_bits: Option<u8>,
     /// Weight precision in the model file.
     pub encoding: WeightEncoding,
 }
@@ -82,7 +83,7 @@ impl Default for TuneRequest {
             budget: 24,
             max_epochs: 10,
             seed: 1,
-            hash_bits: PipelineConfig::default().hash_bits,
+            hash_bits: None,
             encoding: WeightEncoding::F32,
         }
     }
@@ -109,7 +110,9 @@ impl TuneRequest {
         }
         let base = TrainSettings {
             pipeline: PipelineConfig {
-                hash_bits: self.hash_bits,
+                hash_bits: self
+                    .hash_bits
+                    .unwrap_or(PipelineConfig::default().hash_bits),
                 ..PipelineConfig::default()
             },
             // `train`'s default learner (its η and base prior), from the request that sets them.
@@ -119,7 +122,10 @@ impl TuneRequest {
             encoding: self.encoding,
             calibrate: true,
             sharding: Default::default(),
-            choose: Default::default(),
+            choose: crate::jobs::train::Choose {
+                hash_bits: self.hash_bits.is_none(),
+                ..Default::default()
+            },
             text_length: None,
         };
         base.pipeline.validate()?;
@@ -480,6 +486,11 @@ pub struct Search {
     /// How long the documents are, which decided whether the trials have character n-grams
     /// (as `train` decides; `None` when no document could be read for the sample).
     pub text_length: Option<TextLength>,
+    /// The hash bits every trial used, and the winner is trained with.
+    pub hash_bits: u8,
+    /// Why, when they were chosen ([`crate::jobs::buckets::chosen_hash_bits`]); `None` when
+    /// asked for.
+    pub hash_bits_reason: Option<String>,
 }
 
 /// A trial's settings validated on every fold.
@@ -547,6 +558,13 @@ fn search(
     let mut base = base.clone();
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
+    }
+    // The hash bits as plain `train` chooses them, for every trial.
+    let mut hash_bits_reason = None;
+    if let (true, Some(length)) = (base.choose.hash_bits, text_length) {
+        let (bits, why) = crate::jobs::buckets::chosen_hash_bits(&length, corpus.labels.len());
+        base.pipeline.hash_bits = bits;
+        hash_bits_reason = Some(why);
     }
     // Every header field whole beside the stable rule, as train tries it: for mail.
     base.choose.every_field = base.pipeline.header_fields
@@ -656,6 +674,8 @@ fn search(
         training_documents: sizes.0,
         validation_documents: sizes.1,
         text_length,
+        hash_bits: base.pipeline.hash_bits,
+        hash_bits_reason,
     })
 }
 
@@ -861,7 +881,10 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
         ))
     })?;
     Ok(TrainSettings {
-        pipeline: trial.candidate.pipeline(&base.pipeline)?,
+        pipeline: PipelineConfig {
+            hash_bits: search.hash_bits,
+            ..trial.candidate.pipeline(&base.pipeline)?
+        },
         learner: trial.candidate.learner.clone(),
         epochs: search.epochs.max(1),
         calibrate: true,
@@ -916,7 +939,7 @@ mod tests {
         );
         refused(
             TuneRequest {
-                hash_bits: 12,
+                hash_bits: Some(12),
                 ..TuneRequest::default()
             },
             "hash bits must be in [16, 26], but is 12",
@@ -935,6 +958,8 @@ mod tests {
             training_documents: 0,
             validation_documents: 0,
             text_length: None,
+            hash_bits: 18,
+            hash_bits_reason: None,
         };
         let err = plan
             .train_winner(&corpus, &search, &NoProgress)
@@ -1109,6 +1134,7 @@ mod tests {
             chars: None,
             soft_rule: false,
             every_field: false,
+            hash_bits: false,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()

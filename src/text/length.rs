@@ -149,7 +149,7 @@ pub fn spread(len: usize, n: usize) -> impl Iterator<Item = usize> {
 }
 
 /// 1234567 → "1,234,567".
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

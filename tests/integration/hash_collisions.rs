@@ -59,3 +59,113 @@ fn low_bits_fail() {
     let want = expected_colliding(words.len(), 1 << bits);
     assert!(low as f64 > 1.1 * want, "{low} vs {want:.0}");
 }
+
+/// A corpus of `labels` labels × `per_label` documents of 80 words each, drawn from the
+/// 20 Newsgroups vocabulary (each label its own stretch of it), in `root`; as mail (a From and
+/// Subject header) when `mail`.
+#[cfg(feature = "cli")]
+fn vocabulary_corpus(root: &std::path::Path, labels: usize, per_label: usize, mail: bool) {
+    let words = vocabulary();
+    for label in 0..labels {
+        let own = &words[label * 2_000..(label + 1) * 2_000];
+        let texts = (0..per_label).map(|d| {
+            let body: Vec<&str> = (0..80)
+                .map(|i| {
+                    let k = (d * 7_919 + i * 104_729 + label) % 4_000;
+                    if k < 2_000 {
+                        own[k].as_str()
+                    } else {
+                        words[40_000 + k].as_str()
+                    }
+                })
+                .collect();
+            let body = body.join(" ");
+            if mail {
+                format!("From: someone{d}@example.org\nSubject: note {d}\n\n{body}\n")
+            } else {
+                body
+            }
+        });
+        crate::common::write_label(root, &format!("label{label}"), texts);
+    }
+}
+
+#[cfg(feature = "cli")]
+fn buckets_of(model: &std::path::Path) -> String {
+    let out = crate::common::cwtext()
+        .arg("inspect")
+        .arg(model)
+        .output()
+        .unwrap();
+    let text = crate::common::stdout(&out);
+    text.lines()
+        .find_map(|l| l.strip_prefix("weights"))
+        .map(|l| l.trim().split(' ').next().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no weights line in {text}"))
+}
+
+/// Plain `train` hashes a corpus of more than 32,768 words (8 buckets a word fill 2^18) and
+/// few labels into more buckets, says so, and writes the same model as the flag would; the flag
+/// overrides the rule; mail and a corpus of many labels keep 2^18.
+#[cfg(feature = "cli")]
+#[test]
+fn a_corpus_of_many_words_and_few_labels_gets_more_buckets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, mail, many) = (
+        dir.path().join("text"),
+        dir.path().join("mail"),
+        dir.path().join("many"),
+    );
+    // 2 × 220 documents of 80 words: 35,200 words want 281,600 buckets, so 2^19.
+    vocabulary_corpus(&text, 2, 220, false);
+    vocabulary_corpus(&mail, 2, 220, true);
+    // 20 × 25 × 80 = 40,000 words, but 20 labels × 2^19 × 8 bytes pass 32 MiB.
+    vocabulary_corpus(&many, 20, 25, false);
+    let train = |corpus: &std::path::Path, model: &str, extra: &[&str]| {
+        let path = dir.path().join(model);
+        let out = crate::common::cwtext()
+            .arg("train")
+            .arg(corpus)
+            .arg("-o")
+            .arg(&path)
+            .args(["--seed", "2", "--epochs", "2"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", crate::common::stderr(&out));
+        (path, crate::common::stderr(&out))
+    };
+
+    let (chosen, notes) = train(&text, "chosen.cwm", &[]);
+    assert!(
+        notes.contains("hash bits 19 (524,288 buckets, a weight table of 8.4 MB): about 35,200 words, 8 buckets a word for 2 labels within 32 MiB"),
+        "{notes}"
+    );
+    assert_eq!(buckets_of(&chosen), "524288");
+    let (asked, _) = train(&text, "asked.cwm", &["--hash-bits", "19"]);
+    assert_eq!(
+        std::fs::read(&chosen).unwrap(),
+        std::fs::read(&asked).unwrap(),
+        "the chosen bits train the model the flag does"
+    );
+
+    let (base, notes) = train(&text, "base.cwm", &["--hash-bits", "18"]);
+    assert_eq!(buckets_of(&base), "262144");
+    assert!(!notes.contains("hash bits"), "{notes}");
+
+    let (mail_model, notes) = train(&mail, "mail.cwm", &[]);
+    assert_eq!(buckets_of(&mail_model), "262144");
+    assert!(
+        notes.contains("mail keeps the base 2^18 buckets"),
+        "{notes}"
+    );
+
+    let (many_model, notes) = train(&many, "many.cwm", &[]);
+    assert_eq!(buckets_of(&many_model), "262144");
+    assert!(
+        notes.contains(
+            "hash bits 18: 20 labels at 2^19 buckets would pass a weight table of 32 MiB"
+        ),
+        "{notes}"
+    );
+}

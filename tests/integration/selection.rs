@@ -138,6 +138,7 @@ fn stop_words_and_prior() -> Choose {
         chars: None,
         soft_rule: false,
         every_field: false,
+        hash_bits: false,
     }
 }
 
