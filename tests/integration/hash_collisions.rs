@@ -149,6 +149,24 @@ fn a_corpus_of_many_words_and_few_labels_gets_more_buckets() {
         "the chosen bits train the model the flag does"
     );
 
+    // `tune` hashes every trial, and its winner, as `train` would.
+    let tuned = dir.path().join("tuned.cwm");
+    let out = crate::common::cwtext()
+        .arg("tune")
+        .arg(&text)
+        .arg("-o")
+        .arg(&tuned)
+        .args(["--budget", "2", "--max-epochs", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    assert!(
+        crate::common::stderr(&out).contains("every trial: hash bits 19 (524,288 buckets"),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    assert_eq!(buckets_of(&tuned), "524288");
+
     let (base, notes) = train(&text, "base.cwm", &["--hash-bits", "18"]);
     assert_eq!(buckets_of(&base), "262144");
     assert!(!notes.contains("hash bits"), "{notes}");
