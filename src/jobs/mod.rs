@@ -3,7 +3,8 @@
 //! explain, evaluate.
 //!
 //! [`corpus`] scans a folder per label; [`train`] featurises a corpus, chooses settings and
-//! trains (with its settings validated once into a [`plan::TrainPlan`], the only way in) on
+//! trains (with its settings validated once into a [`plan::TrainPlan`], the only way in; the
+//! hash bits by the rule of [`buckets`]) on
 //! [`trainer`] (the epochs, shards and the model a trainer makes) and [`calibrate`] (the
 //! probability scale), reading the featurised examples through [`examples::ExampleSource`] from
 //! memory or from [`feature_cache`] (a compact file on disk, for corpora larger than memory;
