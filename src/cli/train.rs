@@ -133,7 +133,8 @@ pub struct TrainArgs {
     )]
     pub initial_variance: f64,
     /// Hash features into 2^B buckets (16..=26). Default: chosen, 18, or up to 21 for a
-    /// corpus of many words and few labels (a weight table of at most 32 MiB; not for mail).
+    /// corpus of many words and few labels (the shards' weight tables within 32 MiB together;
+    /// not for mail).
     #[arg(long, value_name = "B")]
     pub hash_bits: Option<u8>,
     /// Longest n-gram: 1 = words only, 2 = words and bigrams, 3 = up to trigrams.
@@ -470,6 +471,13 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 model.header.training.documents,
                 model.labels().len()
             ));
+            let kept = model.header.pipeline.hash_bits;
+            if let Some(asked) = args.hash_bits.filter(|&b| b != kept) {
+                ui.warn(format!(
+                    "--hash-bits {asked} is not used: {} keeps its own 2^{kept} buckets (retrain without --resume to change them)",
+                    path.display()
+                ));
+            }
             plan.continue_from(&model)?;
             Some(model)
         }

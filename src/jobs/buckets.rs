@@ -34,11 +34,13 @@ pub const BUCKETS_PER_WORD: usize = 8;
 /// Bytes per label and bucket in an f32 table: a mean and a variance.
 const CELL_BYTES: usize = 8;
 
-/// The hash bits the rule gives a corpus of `length` with `labels` labels, and why, for
-/// people. The base ([`PipelineConfig::default`]'s 18) for mail, for a corpus of few words, and
-/// for one of many labels; otherwise the fewest bits that give [`BUCKETS_PER_WORD`] buckets a
-/// word, at most as many as keep the table within [`TABLE_BYTES`].
-pub fn chosen_hash_bits(length: &TextLength, labels: usize) -> (u8, String) {
+/// The hash bits the rule gives a corpus of `length` with `labels` labels trained in `shards`
+/// shards, and why, for people. The base ([`PipelineConfig::default`]'s 18) for mail, for a
+/// corpus of few words, and for one of many labels; otherwise the fewest bits that give
+/// [`BUCKETS_PER_WORD`] buckets a word, at most as many as keep the tables trained at once (one
+/// per shard, each labels × 2^bits × 8 bytes) within [`TABLE_BYTES`] together. A cluster's
+/// processes pass its process count, so that the cluster hashes as `train --shards N --mix`.
+pub fn chosen_hash_bits(length: &TextLength, labels: usize, shards: usize) -> (u8, String) {
     let base = PipelineConfig::default().hash_bits;
     if length.is_mail() {
         return (
@@ -46,34 +48,51 @@ pub fn chosen_hash_bits(length: &TextLength, labels: usize) -> (u8, String) {
             format!("mail keeps the base 2^{base} buckets: more gained it nothing, and its model is rewritten on every refile"),
         );
     }
-    let wanted = length.estimated_words().saturating_mul(BUCKETS_PER_WORD);
+    let words = length.estimated_words();
+    let wanted = words.saturating_mul(BUCKETS_PER_WORD);
     let table = |bits: u8| {
         labels
             .max(1)
             .saturating_mul(CELL_BYTES)
             .saturating_mul(1usize << bits)
     };
+    let tables = |bits: u8| table(bits).saturating_mul(shards.max(1));
     let mut bits = base;
-    while (1usize << bits) < wanted && table(bits + 1) <= TABLE_BYTES {
+    while (1usize << bits) < wanted && tables(bits + 1) <= TABLE_BYTES {
         bits += 1;
     }
-    let why = if bits > base {
+    let held = if shards > 1 {
+        format!(" ({shards} shards' tables together)")
+    } else {
+        String::new()
+    };
+    let capped = (1usize << bits) < wanted;
+    let why = if bits > base && !capped {
         format!(
-            "hash bits {bits} ({} buckets, a weight table of {:.1} MB): about {} words, {BUCKETS_PER_WORD} buckets a word for {labels} label{} within {} MiB, so that fewer features share a weight",
+            "hash bits {bits} ({} buckets, a weight table of {:.1} MB): about {} words, {BUCKETS_PER_WORD} buckets a word for {labels} label{} within {} MiB{held}, so that fewer features share a weight",
             thousands(1usize << bits),
             table(bits) as f64 / 1e6,
-            thousands(length.estimated_words()),
+            thousands(words),
             if labels == 1 { "" } else { "s" },
             TABLE_BYTES >> 20
         )
-    } else if (1usize << base) >= wanted {
+    } else if bits > base {
+        format!(
+            "hash bits {bits} ({} buckets, a weight table of {:.1} MB), so that fewer features share a weight: about {} words would want {BUCKETS_PER_WORD} buckets a word, but {labels} labels at 2^{} would pass {} MiB{held}",
+            thousands(1usize << bits),
+            table(bits) as f64 / 1e6,
+            thousands(words),
+            bits + 1,
+            TABLE_BYTES >> 20
+        )
+    } else if !capped {
         format!(
             "hash bits {base}: about {} words fill 2^{base} buckets at {BUCKETS_PER_WORD} a word",
-            thousands(length.estimated_words())
+            thousands(words)
         )
     } else {
         format!(
-            "hash bits {base}: {labels} labels at 2^{} buckets would pass a weight table of {} MiB",
+            "hash bits {base}: {labels} labels at 2^{} buckets would pass a weight table of {} MiB{held}",
             base + 1,
             TABLE_BYTES >> 20
         )
@@ -100,39 +119,54 @@ mod tests {
     fn bits_by_hand() {
         // 177,450 words (the movie sentences): 1,419,600 buckets wanted, 2^21 = 2,097,152 is
         // the first power at least that; 2 labels × 2^21 × 8 = 33,554,432 bytes, exactly the cap.
-        assert_eq!(chosen_hash_bits(&length(21, 8450, false), 2).0, 21);
+        assert_eq!(chosen_hash_bits(&length(21, 8450, false), 2, 1).0, 21);
         // 34,208 words (the questions, 6 labels): 273,664 wanted > 2^18 = 262,144, so 2^19;
         // 6 × 2^19 × 8 = 25,165,824 bytes fits.
-        assert_eq!(chosen_hash_bits(&length(8, 4276, false), 6).0, 19);
+        assert_eq!(chosen_hash_bits(&length(8, 4276, false), 6, 1).0, 19);
         // 367,495 words and 8 labels (Reuters R8): 2^22 wanted, but 8 × 2^20 × 8 = 64 MiB
         // passes the cap, so 2^19 (8 × 2^19 × 8 = 32 MiB, the cap exactly).
-        assert_eq!(chosen_hash_bits(&length(67, 5485, false), 8).0, 19);
+        assert_eq!(chosen_hash_bits(&length(67, 5485, false), 8, 1).0, 19);
         // 20 labels: 20 × 2^19 × 8 = 80 MiB; the base stays.
-        assert_eq!(chosen_hash_bits(&length(168, 11293, false), 20).0, 18);
+        assert_eq!(chosen_hash_bits(&length(168, 11293, false), 20, 1).0, 18);
         // 32,768 words fill 2^18 at 8 a word; one more document's words want 2^19.
-        assert_eq!(chosen_hash_bits(&length(8, 4096, false), 2).0, 18);
-        assert_eq!(chosen_hash_bits(&length(8, 4097, false), 2).0, 19);
+        assert_eq!(chosen_hash_bits(&length(8, 4096, false), 2, 1).0, 18);
+        assert_eq!(chosen_hash_bits(&length(8, 4097, false), 2, 1).0, 19);
         // Mail keeps the base however many words and few labels.
-        let (bits, why) = chosen_hash_bits(&length(144, 4797, true), 2);
+        let (bits, why) = chosen_hash_bits(&length(144, 4797, true), 2, 1);
         assert_eq!(bits, 18);
         assert!(why.contains("mail keeps the base"), "{why}");
         // One label is treated as one table.
-        assert_eq!(chosen_hash_bits(&length(20, 100_000, false), 1).0, 22);
+        assert_eq!(chosen_hash_bits(&length(20, 100_000, false), 1, 1).0, 22);
+        // Shards hold a table each: 2 labels in 4 shards, 4 × 2 × 2^19 × 8 = 32 MiB, so 2^19
+        // where one shard reached 2^21; 2 labels in 8 shards keep 2^18.
+        assert_eq!(chosen_hash_bits(&length(21, 8450, false), 2, 4).0, 19);
+        assert_eq!(chosen_hash_bits(&length(21, 8450, false), 2, 8).0, 18);
     }
 
     #[test]
     fn the_reason_names_the_table_and_the_words() {
-        let (_, why) = chosen_hash_bits(&length(21, 8450, false), 2);
+        let (_, why) = chosen_hash_bits(&length(21, 8450, false), 2, 1);
         assert!(
             why.starts_with("hash bits 21 (2,097,152 buckets, a weight table of 33.6 MB)"),
             "{why}"
         );
-        let (_, small) = chosen_hash_bits(&length(10, 100, false), 2);
+        let (_, small) = chosen_hash_bits(&length(10, 100, false), 2, 1);
         assert!(
             small.contains("about 1,000 words fill 2^18 buckets"),
             "{small}"
         );
-        let (_, many) = chosen_hash_bits(&length(168, 11293, false), 20);
+        // The cap, not the words, stopped Reuters R8 at 2^19 (2^22 wanted).
+        let (_, capped) = chosen_hash_bits(&length(67, 5485, false), 8, 1);
+        assert!(
+            capped.contains("about 367,495 words would want 8 buckets a word, but 8 labels at 2^20 would pass 32 MiB"),
+            "{capped}"
+        );
+        let (_, shards) = chosen_hash_bits(&length(21, 8450, false), 2, 8);
+        assert!(
+            shards.contains("2 labels at 2^19 buckets would pass a weight table of 32 MiB (8 shards' tables together)"),
+            "{shards}"
+        );
+        let (_, many) = chosen_hash_bits(&length(168, 11293, false), 20, 1);
         assert!(
             many.contains("20 labels at 2^19 buckets would pass"),
             "{many}"
@@ -145,7 +179,7 @@ mod tests {
         use crate::text::pipeline::config::HASH_BITS_RANGE;
         for labels in [1, 2, 3, 7, 16, 17, 500] {
             for documents in [1, 1000, 1_000_000, usize::MAX / 1000] {
-                let bits = chosen_hash_bits(&length(1000, documents, false), labels).0;
+                let bits = chosen_hash_bits(&length(1000, documents, false), labels, 1).0;
                 assert!(
                     HASH_BITS_RANGE.contains(&bits),
                     "{labels} {documents}: {bits}"

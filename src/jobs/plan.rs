@@ -509,8 +509,9 @@ impl TrainRequest {
                 && self.email_headers
                 && self.header_fields
                 && self.field_rule.is_none(),
-            // The processes of a cluster exchange weights bucket by bucket: fixed there.
-            hash_bits: !fixed && self.hash_bits.is_none(),
+            // A cluster's processes each sample the whole corpus and decide alike (counting
+            // the processes as shards, so that the cluster hashes as `--shards N --mix`).
+            hash_bits: self.resume.is_none() && self.hash_bits.is_none(),
             // A cluster's processes each sample the whole corpus and decide alike.
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
@@ -685,7 +686,11 @@ impl TrainPlan {
             ));
         }
         if hash_bits {
-            let (bits, why) = crate::jobs::buckets::chosen_hash_bits(&length, corpus.labels.len());
+            let (bits, why) = crate::jobs::buckets::chosen_hash_bits(
+                &length,
+                corpus.labels.len(),
+                self.settings.sharding.shards,
+            );
             self.settings.pipeline.hash_bits = bits;
             notes(why);
         }
@@ -786,9 +791,12 @@ impl TrainPlan {
                 "train_cluster runs a plan made with a cluster request".into(),
             ));
         };
-        if self.subword.is_some() || self.settings.choose.chars.is_some() {
-            // Every process reads the whole corpus's list and decides the same: the vocabulary
-            // and the character n-grams are deterministic functions of it.
+        if self.subword.is_some()
+            || self.settings.choose.chars.is_some()
+            || self.settings.choose.hash_bits
+        {
+            // Every process reads the whole corpus's list and decides the same: the vocabulary,
+            // the character n-grams and the hash bits are deterministic functions of it.
             let corpus = crate::jobs::corpus::scan_corpus(dir, filter, options)?;
             self.train_vocabulary(&corpus, notes)?;
             self.choose_by_text_length(&corpus, notes);
@@ -1018,11 +1026,13 @@ mod tests {
             }
         );
         // Nothing is chosen on a held-out fifth (each process holds only its share), but the
-        // character n-grams are decided from the whole corpus's list, alike in every process.
+        // character n-grams and the hash bits are decided from the whole corpus's list, alike
+        // in every process.
         assert_eq!(
             plan.settings().choose,
             Choose {
                 chars: Some(CharNgrams::default()),
+                hash_bits: true,
                 ..Choose::default()
             }
         );

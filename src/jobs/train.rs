@@ -549,9 +549,13 @@ pub(crate) fn train_corpus(
             // many labels those tables are most of the memory (500 labels at 2^18 buckets:
             // 1 GB each), and then the candidates train one at a time and the winner's is
             // trained again: the same model, with one table held instead of one per candidate.
+            // A sharded candidate holds a table per shard.
             let tables: Vec<u64> = candidates
                 .iter()
-                .map(|c| table_bytes(labels.len(), c.pipeline.dimension()))
+                .map(|c| {
+                    table_bytes(labels.len(), c.pipeline.dimension())
+                        * settings.sharding.shards as u64
+                })
                 .collect();
             let side_by_side = tables.iter().sum::<u64>() <= cache.tables_side_by_side;
             let mut trials: Vec<Trial> = if side_by_side {

@@ -562,7 +562,7 @@ fn search(
     // The hash bits as plain `train` chooses them, for every trial.
     let mut hash_bits_reason = None;
     if let (true, Some(length)) = (base.choose.hash_bits, text_length) {
-        let (bits, why) = crate::jobs::buckets::chosen_hash_bits(&length, corpus.labels.len());
+        let (bits, why) = crate::jobs::buckets::chosen_hash_bits(&length, corpus.labels.len(), 1);
         base.pipeline.hash_bits = bits;
         hash_bits_reason = Some(why);
     }

@@ -1931,11 +1931,13 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
     };
     let cluster_model = dir.path().join("cluster.cwm");
     // Both processes of a two-process cluster on loopback, with these extra flags.
-    let run_cluster_once = |extra: &[&str], may_retry: bool| -> bool {
+    let run_cluster_once = |corpus: &std::path::Path, extra: &[&str], may_retry: bool| -> bool {
         let spawn = |index: usize| {
             std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
                 .current_dir(fixtures())
-                .args(["train", "mail", "--seed", "3", "--cluster"])
+                .arg("train")
+                .arg(corpus)
+                .args(["--seed", "3", "--cluster"])
                 .args(extra)
                 .args([
                     "--processes",
@@ -1990,14 +1992,15 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
         );
         true
     };
-    let run_cluster = |extra: &[&str]| {
+    let run_cluster_on = |corpus: &std::path::Path, extra: &[&str]| {
         for attempt in 0.. {
             choose_ports();
-            if run_cluster_once(extra, attempt < 2) {
+            if run_cluster_once(corpus, extra, attempt < 2) {
                 return;
             }
         }
     };
+    let run_cluster = |extra: &[&str]| run_cluster_on(std::path::Path::new("mail"), extra);
     // Calibrated by default, on the held-out documents of both processes (21 of all 80 mails).
     run_cluster(&[]);
     let calibrated = cwtext::model::Model::load(&cluster_model).unwrap();
@@ -2028,6 +2031,39 @@ fn two_processes_on_loopback_equal_two_shards_in_one() {
         cluster.to_bytes(),
         shards.to_bytes(),
         "the cluster's model equals --shards 2 --mix"
+    );
+    // A corpus whose hash bits are chosen (35,200 words, 2 labels: 2^19 for two shards' tables
+    // within 32 MiB): every process chooses them alike, as --shards 2 --mix does. (The cluster
+    // chooses nothing on a held-out fifth, so the one process is given the cluster's stop
+    // words, prior and no label shift.)
+    let text = dir.path().join("text");
+    crate::hash_collisions::vocabulary_corpus(&text, 2, 220, false);
+    run_cluster_on(&text, &["--no-calibrate"]);
+    let sharded = dir.path().join("sharded.cwm");
+    let out = cwtext()
+        .arg("train")
+        .arg(&text)
+        .args(["--seed", "3", "--shards", "2", "--mix", "--no-calibrate"])
+        .args([
+            "--stopwords",
+            "english",
+            "--prior",
+            "idf",
+            "--no-label-shift",
+        ])
+        .arg("-o")
+        .arg(&sharded)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let cluster = cwtext::model::Model::load(&cluster_model).unwrap();
+    let mut shards = cwtext::model::Model::load(&sharded).unwrap();
+    assert_eq!(cluster.header.pipeline.hash_bits, 19);
+    assert_eq!(cluster.header.pipeline, shards.header.pipeline);
+    shards.rehearsal = None;
+    assert!(
+        cluster.to_bytes() == shards.to_bytes(),
+        "with chosen hash bits too, the cluster's model equals --shards 2 --mix"
     );
 }
 

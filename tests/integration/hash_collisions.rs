@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use cwtext::text::pipeline::hash::{bucket, token_hash, NS_BODY};
 
-fn vocabulary() -> Vec<String> {
+pub(crate) fn vocabulary() -> Vec<String> {
     std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/20ng-vocabulary.txt"
@@ -64,7 +64,12 @@ fn low_bits_fail() {
 /// 20 Newsgroups vocabulary (each label its own stretch of it), in `root`; as mail (a From and
 /// Subject header) when `mail`.
 #[cfg(feature = "cli")]
-fn vocabulary_corpus(root: &std::path::Path, labels: usize, per_label: usize, mail: bool) {
+pub(crate) fn vocabulary_corpus(
+    root: &std::path::Path,
+    labels: usize,
+    per_label: usize,
+    mail: bool,
+) {
     let words = vocabulary();
     for label in 0..labels {
         let own = &words[label * 2_000..(label + 1) * 2_000];
@@ -166,6 +171,24 @@ fn a_corpus_of_many_words_and_few_labels_gets_more_buckets() {
         crate::common::stderr(&out)
     );
     assert_eq!(buckets_of(&tuned), "524288");
+
+    // Continuing a model keeps its buckets, and says so when the flag asks for others.
+    let (_, notes) = train(
+        &text,
+        "resumed.cwm",
+        &["--resume", chosen.to_str().unwrap(), "--hash-bits", "18"],
+    );
+    assert!(
+        notes.contains("--hash-bits 18 is not used:")
+            && notes.contains("keeps its own 2^19 buckets"),
+        "{notes}"
+    );
+    assert_eq!(buckets_of(&dir.path().join("resumed.cwm")), "524288");
+
+    // Shards hold a table each: eight shards of 2 labels at 2^19 would pass 32 MiB together.
+    let (sharded, notes) = train(&text, "sharded.cwm", &["--shards", "8"]);
+    assert_eq!(buckets_of(&sharded), "262144");
+    assert!(notes.contains("(8 shards' tables together)"), "{notes}");
 
     let (base, notes) = train(&text, "base.cwm", &["--hash-bits", "18"]);
     assert_eq!(buckets_of(&base), "262144");
