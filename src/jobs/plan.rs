@@ -509,10 +509,10 @@ impl TrainRequest {
                 && self.email_headers
                 && self.header_fields
                 && self.field_rule.is_none(),
-            // A cluster's processes each sample the whole corpus and decide alike (counting
-            // the processes as shards, so that the cluster hashes as `--shards N --mix`).
+            // The hash bits and the character n-grams are decided from a sample of the whole
+            // corpus, so a cluster's processes decide them alike (counting the processes as
+            // shards for the bits, so that the cluster hashes as `--shards N --mix`).
             hash_bits: self.resume.is_none() && self.hash_bits.is_none(),
-            // A cluster's processes each sample the whole corpus and decide alike.
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
                     Some(c)
@@ -639,12 +639,11 @@ impl TrainPlan {
         let chars = self.settings.choose.chars;
         let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
         let every_field = std::mem::take(&mut self.settings.choose.every_field);
-        let hash_bits = self.settings.choose.hash_bits;
         if chars.is_none()
             && !self.settings.choose.stopwords
             && !soft_rule
             && !every_field
-            && !hash_bits
+            && !self.settings.choose.hash_bits
         {
             return;
         }
@@ -685,13 +684,7 @@ impl TrainPlan {
                 crate::jobs::train::SOFT_RULE_ETA
             ));
         }
-        if hash_bits {
-            let (bits, why) = crate::jobs::buckets::chosen_hash_bits(
-                &length,
-                corpus.labels.len(),
-                self.settings.sharding.shards,
-            );
-            self.settings.pipeline.hash_bits = bits;
+        if let Some(why) = self.settings.choose_hash_bits(&length, corpus.labels.len()) {
             notes(why);
         }
         self.settings.choose.every_field = every_field && length.is_mail();

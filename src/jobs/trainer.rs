@@ -100,6 +100,24 @@ impl TrainSettings {
             text_length: None,
         }
     }
+
+    /// When the hash bits are to be chosen ([`Choose::hash_bits`]), sets them by the rule
+    /// ([`crate::jobs::buckets::chosen_hash_bits`]) for a corpus of `length` and `labels`,
+    /// counting these settings' shards, and returns why, for people; `None` when they are not
+    /// chosen. `train` and `tune` both choose through this.
+    pub fn choose_hash_bits(
+        &mut self,
+        length: &crate::text::length::TextLength,
+        labels: usize,
+    ) -> Option<String> {
+        if !self.choose.hash_bits {
+            return None;
+        }
+        let (bits, why) =
+            crate::jobs::buckets::chosen_hash_bits(length, labels, self.sharding.shards);
+        self.pipeline.hash_bits = bits;
+        Some(why)
+    }
 }
 
 /// Training in shards: `shards` learners on disjoint parts of the data, in parallel threads,

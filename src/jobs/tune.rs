@@ -560,12 +560,7 @@ fn search(
         base.pipeline.char_ngrams = Some(CharNgrams::default());
     }
     // The hash bits as plain `train` chooses them, for every trial.
-    let mut hash_bits_reason = None;
-    if let (true, Some(length)) = (base.choose.hash_bits, text_length) {
-        let (bits, why) = crate::jobs::buckets::chosen_hash_bits(&length, corpus.labels.len(), 1);
-        base.pipeline.hash_bits = bits;
-        hash_bits_reason = Some(why);
-    }
+    let hash_bits_reason = text_length.and_then(|t| base.choose_hash_bits(&t, corpus.labels.len()));
     // Every header field whole beside the stable rule, as train tries it: for mail.
     base.choose.every_field = base.pipeline.header_fields
         && base.pipeline.field_rule == FieldRule::Stable
