@@ -39,7 +39,7 @@ pub enum Which {
     Calibration(CalibrationArgs),
     /// What `learn` does to a trained router: new folders, one-sided corrections, one
     /// correction, mixed corrections (issue 16's scenarios).
-    Corrections(CorrectionsArgs),
+    Corrections(Box<CorrectionsArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -88,9 +88,9 @@ pub struct CorrectionsArgs {
     /// Epochs of the trained models.
     #[arg(long, default_value_t = 5)]
     pub epochs: usize,
-    /// Documents kept per label for rehearsal (0: none).
-    #[arg(long, default_value_t = cwtext::learn::rehearsal::DEFAULT_CAPACITY)]
-    pub rehearsal: usize,
+    /// Documents kept per label for rehearsal (0: none) [default: as many as `train` keeps]
+    #[arg(long)]
+    pub rehearsal: Option<usize>,
     /// Confidence η of corrections.
     #[arg(long)]
     pub correction_eta: Option<f64>,

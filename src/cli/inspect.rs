@@ -198,7 +198,7 @@ fn write_text(
             "vocabulary         none (train --keep-vocabulary names features; here they are bucket numbers)"
         )?,
     }
-    match &model.rehearsal {
+    match model.rehearsal()? {
         Some(r) => {
             let kept: usize = (0..r.labels()).map(|l| r.documents(l).len()).sum();
             writeln!(

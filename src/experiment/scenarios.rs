@@ -24,7 +24,6 @@ use crate::jobs::online::LearnOptions;
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{check_epochs, featurize_corpus, fill_rehearsal, Example};
 use crate::learn::probability::{Method, DEFAULT_SAMPLES};
-use crate::learn::rehearsal::DEFAULT_CAPACITY;
 use crate::model::Model;
 use crate::progress::Progress;
 use crate::text::pipeline::PipelineConfig;
@@ -56,8 +55,9 @@ pub struct Experiment {
     pub mixed: Vec<usize>,
     /// Epochs of the trained models.
     pub epochs: usize,
-    /// Documents kept per label for rehearsal (0: none).
-    pub rehearsal: usize,
+    /// Documents kept per label for rehearsal (0: none); None: as `train` chooses
+    /// ([`crate::learn::rehearsal::chosen_capacity`]).
+    pub rehearsal: Option<usize>,
     /// How corrections are learned (`cwtext learn`'s options).
     pub options: LearnOptions,
     /// The scenarios to run, of [`SCENARIOS`]; others are ignored.
@@ -77,7 +77,7 @@ impl Experiment {
             single: 20,
             mixed: vec![500, 2000],
             epochs: 5,
-            rehearsal: DEFAULT_CAPACITY,
+            rehearsal: None,
             options: LearnOptions::default(),
             scenarios: SCENARIOS.iter().map(|s| s.to_string()).collect(),
         }
@@ -351,11 +351,11 @@ fn docs_of(
 }
 
 /// Trains a model as `cwtext train` does (`plan`), keeping `rehearsal` documents per label
-/// (`train` keeps [`DEFAULT_CAPACITY`]).
+/// (None: as many as `train` keeps).
 fn train_model(
     corpus: &LabelledCorpus,
     plan: &TrainPlan,
-    rehearsal: usize,
+    rehearsal: Option<usize>,
     progress: &dyn Progress,
     notes: Notes,
 ) -> Result<Model> {
@@ -364,7 +364,7 @@ fn train_model(
         .clone()
         .train(corpus, None, progress, &mut |m| notes(Note::Info(m)))?;
     let mut model = trained.trained.model;
-    if rehearsal != DEFAULT_CAPACITY {
+    if let Some(rehearsal) = rehearsal {
         let docs = docs_of(corpus, model.pipeline(), progress, notes)?;
         let labels = model.labels().to_vec();
         let examples: Vec<Example> = docs
@@ -381,7 +381,7 @@ fn train_model(
                 split: Default::default(),
             })
             .collect();
-        fill_rehearsal(&mut model, &examples, rehearsal)?;
+        fill_rehearsal(&mut model, &examples, Some(rehearsal))?;
     }
     Ok(model)
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
 use crate::learn::learner::{LabelStart, Learner};
-use crate::model::Model;
+use crate::model::{KeptDocuments, Model};
 use crate::text::pipeline::Pipeline;
 
 /// What a batch of corrections did.
@@ -227,6 +227,9 @@ pub fn learn_with(
             }
         }
     }
+    // The kept documents of a model read from a file are parsed here, once: a damaged section
+    // refuses the batch before anything changes.
+    model.rehearsal_mut()?;
     let mut report = Corrections::default();
     // The model no longer matches the file it was read from.
     model.file_crc = None;
@@ -255,7 +258,7 @@ pub fn learn_with(
             Some(i) => i,
             None => {
                 let i = model.learner.add_label_starting(options.new_label)?;
-                if let Some(memory) = &mut model.rehearsal {
+                if let Some(KeptDocuments::Parsed(memory)) = &mut model.rehearsal {
                     memory.add_labels(&model.learner);
                 }
                 model.header.labels.push(label.clone());
@@ -274,7 +277,7 @@ pub fn learn_with(
         }
         report.mistakes += usize::from(wrong);
         report.documents += 1;
-        if let Some(memory) = &mut model.rehearsal {
+        if let Some(KeptDocuments::Parsed(memory)) = &mut model.rehearsal {
             // The protection can undo part of the correction; the user's label is explicit, so
             // the update is repeated (at most ROUNDS times) until the document is classified
             // as corrected, each round protected again.

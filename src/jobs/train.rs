@@ -783,11 +783,7 @@ pub(crate) fn train_corpus(
         fit
     });
     // The documents `learn` protects (crate::learn::rehearsal), with the final model's scores.
-    fill_rehearsal(
-        &mut model,
-        examples,
-        crate::learn::rehearsal::DEFAULT_CAPACITY,
-    )?;
+    fill_rehearsal(&mut model, examples, None)?;
     let skipped = std::mem::take(&mut skipped_of[pipeline_of(winner)]);
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();

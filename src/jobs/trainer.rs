@@ -139,20 +139,32 @@ impl Default for Sharding {
 }
 
 /// Gives a freshly trained `model` its rehearsal memory: up to `capacity` of each label's
-/// training `examples` (offered in the given order, which the corpus fixes), with the model's
-/// scores on them as references ([`crate::learn::rehearsal`]). `train` calls it on the final
-/// model.
+/// training `examples` (None: as many as [`crate::learn::rehearsal::chosen_capacity`] gives for
+/// the examples' mean number of feature entries), offered in the given order, which the corpus
+/// fixes, with the model's scores on them as references ([`crate::learn::rehearsal`]). `train`
+/// calls it on the final model.
 pub fn fill_rehearsal<S: ExampleSource + ?Sized>(
     model: &mut Model,
     examples: &S,
-    capacity: usize,
+    capacity: Option<usize>,
 ) -> Result<()> {
     model.rehearsal = None;
+    let capacity = match capacity {
+        Some(n) => n,
+        None => {
+            let mut entries = 0usize;
+            for_each(examples, |_, e| entries += e.x.nnz())?;
+            crate::learn::rehearsal::chosen_capacity(
+                model.learner.num_labels(),
+                entries as f64 / examples.len().max(1) as f64,
+            )
+        }
+    };
     if capacity > 0 {
         let mut memory =
             crate::learn::rehearsal::Rehearsal::new(capacity, model.learner.num_labels());
         for_each(examples, |_, e| memory.offer(e.label, &e.x, &model.learner))?;
-        model.rehearsal = Some(memory);
+        model.rehearsal = Some(crate::model::KeptDocuments::Parsed(memory));
     }
     Ok(())
 }

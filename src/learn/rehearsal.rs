@@ -31,8 +31,36 @@ use crate::learn::learner::{DiagonalLearner, Learner};
 /// Score differences below this are rounding (the weights are f32), not a broken bound.
 const TOLERANCE: f64 = 1e-5;
 
-/// Documents kept per label by default.
-pub const DEFAULT_CAPACITY: usize = 32;
+/// Documents kept per label at least.
+pub const MIN_CAPACITY: usize = 32;
+
+/// Feature entries of kept documents outside each label that [`chosen_capacity`] aims at.
+pub const OUTSIDE_ENTRIES: usize = 1 << 17;
+
+/// Documents kept per label for a model of `labels` labels whose training documents have
+/// `mean_entries` feature entries on average: enough that the documents kept outside any one
+/// label hold [`OUTSIDE_ENTRIES`] entries, and at least [`MIN_CAPACITY`].
+///
+/// Why: after a correction, [`Rehearsal::protect`] restores the scores of the other labels'
+/// kept documents, so it guards the directions those documents span. 32 documents a label were
+/// chosen on 20 Newsgroups, where the 19 other labels keep about 150,000 entries (246 a post).
+/// A model of two labels of short texts kept 32 sentences of about 236 entries on the other
+/// side, 7,500, and one-sided refiles cost it what a retraining on the same documents did not
+/// (movie sentences, 106 refiles into pos: −4.3 points, a retraining ±0). 2^17 entries is the
+/// most that leaves 20 Newsgroups at 32 (2^18 kept 56 a label there and found fewer of a new
+/// folder's posts after 200 refiles, 0.31 and 0.35 against 0.41 and 0.37); it keeps about
+/// 550 sentences a label for two labels of sentences, and the section stays within about
+/// 2 × 2^17 × 8 bytes (2 MiB) beyond the minimum. Measured in
+/// `benches/results/rehearsal-2026-11-28.md`.
+pub fn chosen_capacity(labels: usize, mean_entries: f64) -> usize {
+    let outside = labels.saturating_sub(1).max(1) as f64;
+    let wanted = (OUTSIDE_ENTRIES as f64 / (outside * mean_entries.max(1.0))).ceil();
+    if wanted.is_finite() && wanted < usize::MAX as f64 {
+        (wanted as usize).max(MIN_CAPACITY)
+    } else {
+        MIN_CAPACITY
+    }
+}
 
 /// Per label, a reservoir of feature vectors and how many documents were offered to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,13 +247,31 @@ impl Rehearsal {
         updates
     }
 
+    /// How many kept documents of each label hold a correction that raises `raised`: as many as
+    /// `raised` has been shown documents (training and refiles), at least [`MIN_CAPACITY`].
+    ///
+    /// Why: a label shown n documents is what a retraining would give n documents' say; held by
+    /// hundreds of kept documents a label, a new folder of 10 refiles learned only its rarest
+    /// words (questions by answer type, 246 kept a label: 0.00 of a new label's questions
+    /// found after 10 refiles, 0.72 with this limit, 0.78 after a retraining), while a label
+    /// of thousands of sentences is held by all of them. The first k slots of an Algorithm R
+    /// reservoir are themselves a uniform sample of k (a document enters them with probability
+    /// capacity/(n + 1) × k/capacity), so the limit takes a fair sample.
+    pub fn protecting(&self, raised: usize) -> usize {
+        let shown = self.labels.get(raised).map_or(0, |r| r.offered);
+        usize::try_from(shown)
+            .unwrap_or(usize::MAX)
+            .max(MIN_CAPACITY)
+    }
+
     /// After a correction that raised `raised` and lowered `lowered`: on every kept document of
     /// another label, `raised` may not score above its reference (with `slack` > 0, up to a
     /// point between it and the best wrong label's, or with `slack` 2 the document's own
     /// label's reference), and on every kept document of `lowered`, `lowered` may not score
-    /// below it (GEM's constraint, Lopez-Paz & Ranzato 2017, eq. 6, on scores). Each bound is
-    /// restored by the smallest mean move ([`DiagonalLearner::shift_score`]), one pass in
-    /// memory order; returns how many moves were made.
+    /// below it (GEM's constraint, Lopez-Paz & Ranzato 2017, eq. 6, on scores). Only the first
+    /// [`Rehearsal::protecting`] documents of each label are held. Each bound is restored by
+    /// the smallest mean move ([`DiagonalLearner::shift_score`]), one pass in memory order;
+    /// returns how many moves were made.
     pub fn protect(
         &self,
         learner: &mut DiagonalLearner,
@@ -234,8 +280,9 @@ impl Rehearsal {
         slack: f64,
     ) -> usize {
         let mut moves = 0;
+        let limit = self.protecting(raised);
         for (label, r) in self.labels.iter().enumerate() {
-            for d in &r.documents {
+            for d in r.documents.iter().take(limit) {
                 if label != raised {
                     let own = f64::from(d.reference[raised]);
                     let runner_up = d
@@ -433,6 +480,53 @@ mod tests {
         // An index beyond the dimension is refused, not a panic.
         let err = Rehearsal::from_bytes(&bytes, 4, 3).unwrap_err();
         assert!(err.contains("rehearsal document"), "{err}");
+    }
+
+    #[test]
+    fn the_capacity_keeps_two_to_the_17_entries_outside_each_label() {
+        // Two labels of sentences of 236 entries: ⌈131072 / 236⌉ = 556 a label.
+        assert_eq!(chosen_capacity(2, 236.0), 556);
+        // Six labels of 100 entries: the five others keep ⌈131072 / 500⌉ = 263 each.
+        assert_eq!(chosen_capacity(6, 100.0), 263);
+        // 20 Newsgroups: 19 × 32 × 246 = 149,568 entries outside a label already.
+        assert_eq!(chosen_capacity(20, 246.0), MIN_CAPACITY);
+        // Degenerate means keep the minimum or a finite number, never panic.
+        assert_eq!(chosen_capacity(2, 0.0), 131_072);
+        assert_eq!(chosen_capacity(1, f64::NAN), 131_072);
+        assert_eq!(chosen_capacity(2, f64::INFINITY), MIN_CAPACITY);
+    }
+
+    #[test]
+    fn a_label_shown_few_documents_is_held_by_as_few_of_each_other_label() {
+        // Label 0 keeps 40 documents; the raised label 1 was shown 3, so only label 0's first
+        // 32 hold it; once label 1 has been shown 40, all 40 do.
+        let l = learner(2);
+        let kept: Vec<FeatureVector> = (0..40)
+            .map(|i| FeatureVector::new(8, vec![i % 6], vec![1.0]))
+            .collect();
+        let mut memory = Rehearsal::from_examples(64, &l, kept.iter().map(|x| (0, x)));
+        let shown = FeatureVector::new(8, vec![6], vec![1.0]);
+        for _ in 0..3 {
+            memory.offer(1, &shown, &l);
+        }
+        assert_eq!(memory.protecting(1), MIN_CAPACITY);
+        // A correction of label 1 on feature 7 alone, and one kept document (the 36th) that
+        // has feature 7 too.
+        let mut memory_doc = memory.clone();
+        memory_doc.labels[0].documents[35].x = FeatureVector::new(8, vec![7], vec![1.0]);
+        let correction = FeatureVector::new(8, vec![7], vec![1.0]);
+        let mut a = l.clone();
+        a.learn(&correction, 1);
+        let raised = a.label_score(&correction, 1);
+        assert!(raised > 0.1, "{raised}");
+        assert_eq!(memory_doc.protect(&mut a, 1, &[0], 0.0), 0);
+        assert_eq!(a.label_score(&correction, 1), raised);
+        for _ in 3..40 {
+            memory_doc.offer(1, &shown, &l);
+        }
+        assert_eq!(memory_doc.protecting(1), 40);
+        assert!(memory_doc.protect(&mut a, 1, &[0], 0.0) > 0);
+        assert!(a.label_score(&correction, 1) < raised - 0.1);
     }
 
     #[test]

@@ -12,9 +12,9 @@ pub mod format;
 pub mod merge;
 
 pub use format::{
-    index_or_push, link_target, CalibrationInfo, Checksum, KeptVocabulary, LabelShift,
-    LearnerConfig, ModelHeader, Selection, SelectionTrial, TrainingStats, WeightEncoding,
-    FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
+    index_or_push, link_target, CalibrationInfo, Checksum, KeptDocuments, KeptVocabulary,
+    LabelShift, LearnerConfig, ModelHeader, Selection, SelectionTrial, TrainingStats,
+    WeightEncoding, FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
 };
 
 use std::sync::Arc;
@@ -91,8 +91,9 @@ pub struct Model {
     pub vocabulary: Option<KeptVocabulary>,
     /// The CRC-32 stored in the file the model was read from (see [`Model::fingerprint`]).
     pub file_crc: Option<u32>,
-    /// Documents kept per label for rehearsal while learning corrections.
-    pub rehearsal: Option<crate::learn::rehearsal::Rehearsal>,
+    /// Documents kept per label for rehearsal while learning corrections; read them with
+    /// [`Model::rehearsal`], change them through [`Model::rehearsal_mut`].
+    pub rehearsal: Option<KeptDocuments>,
 }
 
 /// Two models are equal when their header, weights and vocabulary are; where they were read
@@ -125,6 +126,29 @@ impl Model {
                 .map(|v| Some(Arc::new(v)))
                 .map_err(|e| ModelError::Corrupted(format!("unreadable vocabulary: {e}"))),
         }
+    }
+
+    /// The documents `learn` protects, when the model keeps them (parsed on every call for a
+    /// model read from a file: call once, or [`Model::rehearsal_mut`]).
+    pub fn rehearsal(
+        &self,
+    ) -> Result<Option<std::borrow::Cow<'_, crate::learn::rehearsal::Rehearsal>>> {
+        self.rehearsal
+            .as_ref()
+            .map(KeptDocuments::parse)
+            .transpose()
+    }
+
+    /// The documents `learn` protects, parsed once and kept parsed, to change.
+    pub fn rehearsal_mut(&mut self) -> Result<Option<&mut crate::learn::rehearsal::Rehearsal>> {
+        if let Some(stored @ KeptDocuments::Stored { .. }) = &self.rehearsal {
+            let parsed = stored.parse()?.into_owned();
+            self.rehearsal = Some(KeptDocuments::Parsed(parsed));
+        }
+        Ok(match &mut self.rehearsal {
+            Some(KeptDocuments::Parsed(r)) => Some(r),
+            _ => None,
+        })
     }
 
     /// Keeps (or drops) a vocabulary.

@@ -17,6 +17,8 @@ mod cli;
 #[cfg(feature = "cli")]
 mod compressed;
 #[cfg(feature = "cli")]
+mod corrections;
+#[cfg(feature = "cli")]
 mod delivery;
 #[cfg(feature = "cli")]
 mod feature_cache;

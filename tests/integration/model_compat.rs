@@ -85,8 +85,8 @@ fn format_v3_loads_with_its_rehearsal_documents() {
     assert_eq!(model.labels(), ["ham", "spam"]);
     assert_eq!(model.header.training.documents, 60);
     let memory = model
-        .rehearsal
-        .as_ref()
+        .rehearsal()
+        .unwrap()
         .expect("a v3 file keeps rehearsal documents");
     assert_eq!(memory.capacity(), 32);
     assert_eq!(memory.labels(), 2);
