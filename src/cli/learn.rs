@@ -205,11 +205,27 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
 }
 
-/// The model file -m names (needed without --server, and for its local fallback).
+/// The model file -m names (needed without --server, and for its local fallback), which must
+/// exist: checked before its lock is taken, so that a mistyped path or a built-in model's name
+/// leaves no `.lock` file behind. A built-in model cannot change; the error says how to get a
+/// copy that can.
 fn model_path(args: &LearnArgs) -> anyhow::Result<&std::path::Path> {
-    args.model.as_deref().ok_or_else(|| {
+    let path = args.model.as_deref().ok_or_else(|| {
         anyhow::anyhow!("invalid setting: learn needs -m MODEL, the model file to update")
-    })
+    })?;
+    if !path.exists() {
+        if let Some((m, _)) = cwtext::integrations::shelf::named(path) {
+            anyhow::bail!(
+                "invalid setting: {0} is a built-in model, which learn cannot change (it is part of the binary): save a copy with `cwtext models --save {0} -o {0}.cwm`, then teach that with `cwtext learn -m {0}.cwm …` (and classify with it)",
+                m.name
+            );
+        }
+        anyhow::bail!(
+            "{}: no such model file (learn updates a model that `cwtext train` wrote)",
+            path.display()
+        );
+    }
+    Ok(path)
 }
 
 /// `learn --server URL`: each document sent to the server in order, acknowledged once it is in

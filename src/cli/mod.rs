@@ -85,8 +85,9 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Describe a model: labels, training, pipeline and its strongest features per label.
     Inspect(inspect::InspectArgs),
-    /// List the ready models built in (for -m NAME): topics, spam, sentiment.
-    Models,
+    /// List the ready models built in (for -m NAME): topics, spam, sentiment; --save one as a
+    /// file to teach.
+    Models(models::ModelsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),
     /// Print the man page, or write one per subcommand into a directory.
@@ -134,7 +135,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Serve(args) => serve::run(args, cli.threads, &ui),
         Command::Explain(args) => explain::run(args, &ui),
         Command::Inspect(args) => inspect::run(args, &ui),
-        Command::Models => models::run(),
+        Command::Models(args) => models::run(args, &ui),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args, &ui),
     }

@@ -34,6 +34,36 @@ impl ShelfModel {
         };
         Model::from_static(self.bytes, Path::new(&self.origin()), checksum)
     }
+
+    /// Writes the model's file to `path`, byte for byte, so that it can be taught (`learn`
+    /// changes a model file, and a built-in model is part of the binary). The checksum is
+    /// verified first; an existing `path` is refused, not replaced (it may be a model with
+    /// corrections in it); the file appears whole or not at all (written beside it, then
+    /// linked into place).
+    pub fn save_copy(&self, path: &Path) -> Result<()> {
+        self.load(true)?;
+        let io = |e| crate::error::Error::io(path, e);
+        if path.exists() {
+            return Err(crate::error::Error::InvalidSetting(format!(
+                "{} exists; a copy of the built-in model {} would replace it (remove it or choose another name)",
+                path.display(),
+                self.name
+            )));
+        }
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".cwtext-model-");
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+        std::io::Write::write_all(tmp.as_file_mut(), self.bytes).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist_noclobber(path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
 }
 
 /// The models on the shelf; the first is the default.

@@ -121,3 +121,61 @@ fn one_sided_refiles_do_not_take_the_other_labels_sentences() {
         );
     }
 }
+
+/// A user who starts with the ready spam model and refiles the spam that got through: `learn
+/// -m spam` cannot change a model built into the binary, says so and how to get a copy, and
+/// leaves no lock file behind (it used to say "spam: No such file or directory" and leave
+/// `spam.lock` in the current folder); `models --save spam -o FILE` writes that copy byte for
+/// byte, refuses to replace a file, and the copy learns.
+#[test]
+fn a_ready_model_is_taught_through_a_saved_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let spam = fixtures().join("mail/spam/train-spam-1-00079.txt");
+    let run = |args: &[&str]| {
+        cwtext()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let spam_arg = spam.to_str().unwrap();
+    let out = run(&["learn", "-m", "spam", "--label", "spam", spam_arg]);
+    crate::common::assert_refused(&out, "spam is a built-in model, which learn cannot change");
+    assert!(
+        stderr(&out).contains("cwtext models --save spam -o spam.cwm"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["learn", "-m", "typo.cwm", "--label", "spam", spam_arg]);
+    crate::common::assert_refused(&out, "typo.cwm: no such model file");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    let out = run(&["models", "--save", "spam", "-o", "mail.cwm"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let copy = dir.path().join("mail.cwm");
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/spam.cwm");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(shipped).unwrap()
+    );
+    let out = run(&["models", "--save", "spam", "-o", "mail.cwm"]);
+    crate::common::assert_refused(&out, "mail.cwm exists");
+    let out = run(&["models", "--save", "ham", "-o", "other.cwm"]);
+    crate::common::assert_refused(
+        &out,
+        "no built-in model of that name (topics, spam, sentiment)",
+    );
+
+    let out = run(&["learn", "-m", "mail.cwm", "--label", "spam", spam_arg]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("learned 1 document(s) into mail.cwm"),
+        "{}",
+        stderr(&out)
+    );
+    assert_ne!(std::fs::read(&copy).unwrap().len(), 0);
+    let out = run(&["classify", "-m", "mail.cwm", spam_arg]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("spam"), "{}", stdout(&out));
+}
