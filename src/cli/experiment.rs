@@ -63,7 +63,7 @@ pub struct CorrectionsArgs {
     )]
     pub refiles: Vec<usize>,
     /// The labels of the one-sided corrections (comma-separated) [default: the two labels with
-    /// the most files in the pool].
+    /// the most files in the pool; the larger one of two labels].
     #[arg(long, value_delimiter = ',', value_name = "LABEL,…")]
     pub one_sided: Vec<String>,
     /// One-sided corrections, one row each.

@@ -285,11 +285,12 @@ pub fn single_corrections(
 pub struct Report<'a> {
     pub header: String,
     pub new_labels: &'a [String],
-    pub new_folders: &'a [NewFolderRow],
+    /// Each scenario's rows; None when it was not run (its section is left out).
+    pub new_folders: Option<&'a [NewFolderRow]>,
     pub one_sided_labels: &'a [String],
-    pub one_sided: &'a [StreamRow],
-    pub singles: &'a [SingleCorrection],
-    pub mixed: &'a [StreamRow],
+    pub one_sided: Option<&'a [StreamRow]>,
+    pub singles: Option<&'a [SingleCorrection]>,
+    pub mixed: Option<&'a [StreamRow]>,
 }
 
 fn pct(x: f64) -> String {
@@ -298,9 +299,25 @@ fn pct(x: f64) -> String {
 
 impl Report<'_> {
     pub fn markdown(&self) -> String {
-        let mut out = format!("{}\n\n", self.header);
+        let mut out = format!("{}\n", self.header);
+        if let Some(rows) = self.new_folders {
+            self.new_folders_section(&mut out, rows);
+        }
+        if let Some(rows) = self.one_sided {
+            self.one_sided_section(&mut out, rows);
+        }
+        if let Some(singles) = self.singles {
+            singles_section(&mut out, singles);
+        }
+        if let Some(rows) = self.mixed {
+            mixed_section(&mut out, rows);
+        }
+        out
+    }
+
+    fn new_folders_section(&self, out: &mut String, rows: &[NewFolderRow]) {
         out.push_str(&format!(
-            "**New folders** ({}): refiles of labels the model was not trained on.\n\n",
+            "\n**New folders** ({}): refiles of labels the model was not trained on.\n\n",
             self.new_labels.join(", ")
         ));
         out.push_str("| refiled per new label | accuracy | accuracy on old labels | mean recall of old labels |");
@@ -313,7 +330,7 @@ impl Report<'_> {
         out.push_str(" ECE |\n|---|---|---|---|");
         out.push_str(&"---|".repeat(2 * self.new_labels.len() + 1));
         out.push('\n');
-        for r in self.new_folders {
+        for r in rows {
             let s = &r.scores;
             out.push_str(&format!(
                 "| {} | {} | {} | {} |",
@@ -331,6 +348,9 @@ impl Report<'_> {
             }
             out.push_str(&format!(" {:.3} |\n", s.ece));
         }
+    }
+
+    fn one_sided_section(&self, out: &mut String, rows: &[StreamRow]) {
         out.push_str(&format!(
             "\n**One-sided corrections** from {} only, into a model trained on half of every label's files (the other half is the pool of corrections).\n\n",
             self.one_sided_labels.join(" and ")
@@ -342,7 +362,7 @@ impl Report<'_> {
         out.push_str(" ECE |\n|---|---|---|");
         out.push_str(&"---|".repeat(self.one_sided_labels.len() + 1));
         out.push('\n');
-        for r in self.one_sided {
+        for r in rows {
             let s = &r.scores;
             out.push_str(&format!(
                 "| {} | {} | {} |",
@@ -355,38 +375,39 @@ impl Report<'_> {
             }
             out.push_str(&format!(" {:.3} |\n", s.ece));
         }
-        let fixed = self.singles.iter().filter(|s| s.fixed).count();
-        let deltas: Vec<f64> = self
-            .singles
-            .iter()
-            .map(|s| 100.0 * s.delta_accuracy)
-            .collect();
-        let max = deltas.iter().fold(0.0f64, |m, d| m.max(d.abs()));
-        let (mean, _) = super::mean_sd(&deltas);
-        out.push_str(&format!(
+    }
+}
+
+fn singles_section(out: &mut String, singles: &[SingleCorrection]) {
+    let fixed = singles.iter().filter(|s| s.fixed).count();
+    let deltas: Vec<f64> = singles.iter().map(|s| 100.0 * s.delta_accuracy).collect();
+    let max = deltas.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+    let (mean, _) = super::mean_sd(&deltas);
+    out.push_str(&format!(
             "\n**One correction**: {} misclassified messages of the pool, each learned alone into the half model: {fixed} now classified as corrected; test accuracy moved by {mean:+.3} points on average, at most {max:.3} points.\n\n",
-            self.singles.len()
+            singles.len()
         ));
-        out.push_str("| label | predicted before | rank of the label before | fixed | Δ test accuracy (points) |\n|---|---|---|---|---|\n");
-        for s in self.singles {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {:+.3} |\n",
-                s.label,
-                s.before,
-                s.rank_before,
-                if s.fixed { "yes" } else { "no" },
-                100.0 * s.delta_accuracy
-            ));
-        }
-        out.push_str("\n**Mixed corrections**: the pool (the other half of every label's files), learned in a random order.\n\n| corrections | accuracy | ECE |\n|---|---|---|\n");
-        for r in self.mixed {
-            out.push_str(&format!(
-                "| {} | {} | {:.3} |\n",
-                r.corrections,
-                pct(r.scores.accuracy),
-                r.scores.ece
-            ));
-        }
-        out
+    out.push_str("| label | predicted before | rank of the label before | fixed | Δ test accuracy (points) |\n|---|---|---|---|---|\n");
+    for s in singles {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:+.3} |\n",
+            s.label,
+            s.before,
+            s.rank_before,
+            if s.fixed { "yes" } else { "no" },
+            100.0 * s.delta_accuracy
+        ));
+    }
+}
+
+fn mixed_section(out: &mut String, rows: &[StreamRow]) {
+    out.push_str("\n**Mixed corrections**: the pool (the other half of every label's files), learned in a random order.\n\n| corrections | accuracy | ECE |\n|---|---|---|\n");
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {:.3} |\n",
+            r.corrections,
+            pct(r.scores.accuracy),
+            r.scores.ece
+        ));
     }
 }

@@ -45,7 +45,7 @@ pub struct Experiment {
     /// Refiles per new label, one row each.
     pub refiles: Vec<usize>,
     /// The labels of the one-sided corrections; empty: the two labels with the most files in
-    /// the pool.
+    /// the pool (the larger one of a corpus of two labels).
     pub one_sided: Vec<String>,
     /// One-sided corrections, one row each.
     pub one_sided_counts: Vec<usize>,
@@ -110,140 +110,167 @@ impl Experiment {
         let options = &self.options;
         let dir = &self.split.dir;
         let train = scan(dir, &self.split.train_include, notes)?;
-        let new_labels = if self.new_labels.is_empty() {
+        let want = |s: &str| self.scenarios.iter().any(|x| x == s);
+        let halves = want("one-sided") || want("single") || want("mixed");
+        // The labels named are checked before any model is trained, and only for the scenarios
+        // that use them: a corpus of two labels has no new folders to try, but its one-sided,
+        // single and mixed corrections can be measured.
+        let new_labels = if !want("new") {
+            Vec::new()
+        } else if self.new_labels.is_empty() {
             labels_by_size(&train, 2, true)
         } else {
             self.new_labels.clone()
         };
-        check_labels(&train, dir, &new_labels, "new label")?;
-        if new_labels.len() >= train.labels.len() {
-            return Err(Error::InvalidSetting(
-                "the new labels must leave at least one label to train on".into(),
-            ));
+        if want("new") {
+            check_labels(&train, dir, &new_labels, "new label")?;
+            if new_labels.len() >= train.labels.len() {
+                return Err(Error::InvalidSetting(
+                    "the new labels must leave at least one label to train on".into(),
+                ));
+            }
         }
-        let is_new = |l: &str| new_labels.iter().any(|n| n == l);
-        let shuffled = |mut docs: Vec<Doc>, salt: u64| {
-            docs.shuffle(&mut ChaCha8Rng::seed_from_u64(seed ^ salt));
-            docs
-        };
-
-        // New folders: a model of the old labels, then refiles of the new ones.
-        let base_corpus = match &self.base_include {
-            Some(glob) => sub_corpus(&scan(dir, glob, notes)?, |l| !is_new(l), |_| true),
-            None => sub_corpus(&train, |l| !is_new(l), |_| true),
-        };
-        notes(Note::Info(format!(
-            "new folders: training on {} files of {} labels",
-            base_corpus.files.len(),
-            base_corpus.labels.len()
-        )));
-        let base = train_model(&base_corpus, &plan, self.rehearsal, progress, notes)?;
-        let pipeline = base.pipeline().clone();
-        let test_corpus = scan(dir, &self.split.test_include, notes)?;
-        let test: Vec<Doc> = docs_of(&test_corpus, &pipeline, progress, notes)?
-            .into_iter()
-            .map(|d| d.1)
-            .collect();
-        let refile_pool = docs_of(
-            &sub_corpus(&train, is_new, |_| true),
-            &pipeline,
-            progress,
-            notes,
-        )?;
-        let refiles: Vec<Vec<Doc>> = new_labels
-            .iter()
-            .map(|l| {
-                let docs = refile_pool
-                    .iter()
-                    .filter(|d| &d.1.label == l)
-                    .map(|d| d.1.clone())
-                    .collect();
-                shuffled(docs, 1)
-            })
-            .collect();
-        let want = |s: &str| self.scenarios.iter().any(|x| x == s);
-        let new_folders = if want("new") {
-            corrections::new_folders(&base, &refiles, &self.refiles, &test, seed, method, options)?
-        } else {
-            Vec::new()
-        };
-        drop(base);
-
-        // The other scenarios: half of every label trained, the other half the pool.
         let root = train.root.clone();
-        let kept = sub_corpus(&train, |_| true, |p| !in_pool(&root, p));
         let pool_corpus = sub_corpus(&train, |_| true, |p| in_pool(&root, p));
-        notes(Note::Info(format!(
-            "one-sided, single and mixed corrections: training on {} files, {} in the pool",
-            kept.files.len(),
-            pool_corpus.files.len()
-        )));
-        let half = train_model(&kept, &plan, self.rehearsal, progress, notes)?;
-        let pool = shuffled(
-            docs_of(&pool_corpus, &pipeline, progress, notes)?
-                .into_iter()
-                .map(|d| d.1)
-                .collect(),
-            2,
-        );
-        let one_sided_labels = if self.one_sided.is_empty() {
-            labels_by_size(&pool_corpus, 2, false)
+        let one_sided_labels = if !want("one-sided") {
+            Vec::new()
+        } else if self.one_sided.is_empty() {
+            // Two labels, or one when there are only two: the others are what is judged.
+            labels_by_size(&pool_corpus, 2.min(train.labels.len() - 1).max(1), false)
         } else {
             self.one_sided.clone()
         };
         check_labels(&train, dir, &one_sided_labels, "one-sided label")?;
-        let one_sided_stream: Vec<&Doc> = pool
-            .iter()
-            .filter(|d| one_sided_labels.contains(&d.label))
-            .collect();
-        let others: Vec<String> = train
-            .labels
-            .iter()
-            .filter(|l| !one_sided_labels.contains(l))
-            .cloned()
-            .collect();
-        let one_sided = if want("one-sided") {
-            corrections::stream(
-                &half,
-                &one_sided_stream,
-                &self.one_sided_counts,
-                &test,
-                &others,
-                method,
-                options,
-            )?
+        let shuffled = |mut docs: Vec<Doc>, salt: u64| {
+            docs.shuffle(&mut ChaCha8Rng::seed_from_u64(seed ^ salt));
+            docs
+        };
+        let test_corpus = scan(dir, &self.split.test_include, notes)?;
+        // Each model reads the test and pool documents with its own pipeline: `train` chooses
+        // the pipeline from the data, and the model of the old labels and the model of half of
+        // every label's files may choose differently.
+        let mut tested = 0;
+
+        // New folders: a model of the old labels, then refiles of the new ones.
+        let new_folders = if want("new") {
+            let is_new = |l: &str| new_labels.iter().any(|n| n == l);
+            let base_corpus = match &self.base_include {
+                Some(glob) => sub_corpus(&scan(dir, glob, notes)?, |l| !is_new(l), |_| true),
+                None => sub_corpus(&train, |l| !is_new(l), |_| true),
+            };
+            notes(Note::Info(format!(
+                "new folders: training on {} files of {} labels",
+                base_corpus.files.len(),
+                base_corpus.labels.len()
+            )));
+            let base = train_model(&base_corpus, &plan, self.rehearsal, progress, notes)?;
+            let pipeline = base.pipeline().clone();
+            let test: Vec<Doc> = docs_of(&test_corpus, &pipeline, progress, notes)?
+                .into_iter()
+                .map(|d| d.1)
+                .collect();
+            tested = test.len();
+            let refile_pool = docs_of(
+                &sub_corpus(&train, is_new, |_| true),
+                &pipeline,
+                progress,
+                notes,
+            )?;
+            let refiles: Vec<Vec<Doc>> = new_labels
+                .iter()
+                .map(|l| {
+                    let docs = refile_pool
+                        .iter()
+                        .filter(|d| &d.1.label == l)
+                        .map(|d| d.1.clone())
+                        .collect();
+                    shuffled(docs, 1)
+                })
+                .collect();
+            corrections::new_folders(&base, &refiles, &self.refiles, &test, seed, method, options)?
         } else {
             Vec::new()
         };
-        let singles = if want("single") {
-            corrections::single_corrections(&half, &pool, self.single, &test, options)?
-        } else {
-            Vec::new()
-        };
-        let all: Vec<&Doc> = pool.iter().collect();
-        let mut sizes = self.mixed.clone();
-        sizes.push(all.len());
-        let mixed = if want("mixed") {
-            corrections::stream(&half, &all, &sizes, &test, &train.labels, method, options)?
-        } else {
-            Vec::new()
-        };
+
+        // The other scenarios: half of every label trained, the other half the pool.
+        let (mut one_sided, mut singles, mut mixed) = (Vec::new(), Vec::new(), Vec::new());
+        if halves {
+            let kept = sub_corpus(&train, |_| true, |p| !in_pool(&root, p));
+            notes(Note::Info(format!(
+                "one-sided, single and mixed corrections: training on {} files, {} in the pool",
+                kept.files.len(),
+                pool_corpus.files.len()
+            )));
+            let half = train_model(&kept, &plan, self.rehearsal, progress, notes)?;
+            let pipeline = half.pipeline().clone();
+            let test: Vec<Doc> = docs_of(&test_corpus, &pipeline, progress, notes)?
+                .into_iter()
+                .map(|d| d.1)
+                .collect();
+            tested = test.len();
+            let pool = shuffled(
+                docs_of(&pool_corpus, &pipeline, progress, notes)?
+                    .into_iter()
+                    .map(|d| d.1)
+                    .collect(),
+                2,
+            );
+            let one_sided_stream: Vec<&Doc> = pool
+                .iter()
+                .filter(|d| one_sided_labels.contains(&d.label))
+                .collect();
+            let others: Vec<String> = train
+                .labels
+                .iter()
+                .filter(|l| !one_sided_labels.contains(l))
+                .cloned()
+                .collect();
+            if want("one-sided") {
+                one_sided = corrections::stream(
+                    &half,
+                    &one_sided_stream,
+                    &self.one_sided_counts,
+                    &test,
+                    &others,
+                    method,
+                    options,
+                )?;
+            }
+            if want("single") {
+                singles =
+                    corrections::single_corrections(&half, &pool, self.single, &test, options)?;
+            }
+            if want("mixed") {
+                let all: Vec<&Doc> = pool.iter().collect();
+                let mut sizes = self.mixed.clone();
+                sizes.push(all.len());
+                mixed = corrections::stream(
+                    &half,
+                    &all,
+                    &sizes,
+                    &test,
+                    &train.labels,
+                    method,
+                    options,
+                )?;
+            }
+        }
         let header = format!(
             "Corrections on {}: models trained as `cwtext train` does ({} epochs, seed {}, calibrated), corrections learned as `cwtext learn` does; test figures on {} documents ({}) as `cwtext eval` computes them (accuracy in %).",
             self.split.name(),
             self.epochs,
             seed,
-            test.len(),
+            tested,
             self.split.test_include
         );
         Ok(corrections::Report {
             header,
             new_labels: &new_labels,
-            new_folders: &new_folders,
+            new_folders: want("new").then_some(&new_folders[..]),
             one_sided_labels: &one_sided_labels,
-            one_sided: &one_sided,
-            singles: &singles,
-            mixed: &mixed,
+            one_sided: want("one-sided").then_some(&one_sided[..]),
+            singles: want("single").then_some(&singles[..]),
+            mixed: want("mixed").then_some(&mixed[..]),
         }
         .markdown())
     }
@@ -457,6 +484,52 @@ mod tests {
                 new_labels: vec!["ham".into(), "spam".into(), "work".into()],
                 ..experiment
             },
+            "the new labels must leave at least one label to train on",
+        );
+    }
+
+    /// A corpus of two labels has no new folders to try (the two smallest labels would leave
+    /// none to train on, which was refused whatever was asked for); without `new`, its
+    /// one-sided, single and mixed corrections run, and the report has only their sections.
+    #[test]
+    fn two_labels_run_the_scenarios_that_need_no_new_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let words = |label: &str, i: usize| match label {
+            "neg" => format!("dull and tedious plot number {i} with a flat ending"),
+            _ => format!("bright and moving story number {i} with a warm ending"),
+        };
+        for label in ["neg", "pos"] {
+            let d = dir.path().join(label);
+            std::fs::create_dir_all(&d).unwrap();
+            for i in 0..16 {
+                std::fs::write(d.join(format!("train-{i:02}.txt")), words(label, i)).unwrap();
+            }
+            for i in 0..4 {
+                std::fs::write(d.join(format!("test-{i}.txt")), words(label, 100 + i)).unwrap();
+            }
+        }
+        let experiment = Experiment {
+            scenarios: vec!["one-sided".into(), "single".into(), "mixed".into()],
+            one_sided_counts: vec![2],
+            mixed: vec![2],
+            single: 2,
+            epochs: 2,
+            ..Experiment::new(SplitSpec::new(dir.path()))
+        };
+        let report = experiment.run(&NoProgress, &mut |_| {}).unwrap();
+        assert!(!report.contains("**New folders**"), "{report}");
+        // One label of two is corrected one-sidedly (the larger: a tie, by name), the other
+        // judged.
+        assert!(
+            report.contains("**One-sided corrections** from neg only"),
+            "{report}"
+        );
+        assert!(report.contains("**One correction**"), "{report}");
+        assert!(report.contains("**Mixed corrections**"), "{report}");
+        assert!(report.contains("test figures on 8 documents"), "{report}");
+        // Asked for, new folders are still refused on two labels.
+        refused(
+            Experiment::new(SplitSpec::new(dir.path())),
             "the new labels must leave at least one label to train on",
         );
     }
