@@ -164,15 +164,11 @@ impl Experiment {
                 base_corpus.labels.len()
             )));
             let base = train_model(&base_corpus, &plan, self.rehearsal, progress, notes)?;
-            let pipeline = base.pipeline().clone();
-            let test: Vec<Doc> = docs_of(&test_corpus, &pipeline, progress, notes)?
-                .into_iter()
-                .map(|d| d.1)
-                .collect();
+            let test = read(&test_corpus, base.pipeline(), progress, notes)?;
             tested = test.len();
-            let refile_pool = docs_of(
+            let refile_pool = read(
                 &sub_corpus(&train, is_new, |_| true),
-                &pipeline,
+                base.pipeline(),
                 progress,
                 notes,
             )?;
@@ -181,8 +177,8 @@ impl Experiment {
                 .map(|l| {
                     let docs = refile_pool
                         .iter()
-                        .filter(|d| &d.1.label == l)
-                        .map(|d| d.1.clone())
+                        .filter(|d| &d.label == l)
+                        .cloned()
                         .collect();
                     shuffled(docs, 1)
                 })
@@ -202,19 +198,9 @@ impl Experiment {
                 pool_corpus.files.len()
             )));
             let half = train_model(&kept, &plan, self.rehearsal, progress, notes)?;
-            let pipeline = half.pipeline().clone();
-            let test: Vec<Doc> = docs_of(&test_corpus, &pipeline, progress, notes)?
-                .into_iter()
-                .map(|d| d.1)
-                .collect();
+            let test = read(&test_corpus, half.pipeline(), progress, notes)?;
             tested = test.len();
-            let pool = shuffled(
-                docs_of(&pool_corpus, &pipeline, progress, notes)?
-                    .into_iter()
-                    .map(|d| d.1)
-                    .collect(),
-                2,
-            );
+            let pool = shuffled(read(&pool_corpus, half.pipeline(), progress, notes)?, 2);
             let one_sided_stream: Vec<&Doc> = pool
                 .iter()
                 .filter(|d| one_sided_labels.contains(&d.label))
@@ -374,6 +360,19 @@ fn docs_of(
                 },
             )
         })
+        .collect())
+}
+
+/// The documents of `corpus` as a model of `pipeline` reads them.
+fn read(
+    corpus: &LabelledCorpus,
+    pipeline: &PipelineConfig,
+    progress: &dyn Progress,
+    notes: Notes,
+) -> Result<Vec<Doc>> {
+    Ok(docs_of(corpus, pipeline, progress, notes)?
+        .into_iter()
+        .map(|d| d.1)
         .collect())
 }
 

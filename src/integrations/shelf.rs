@@ -50,15 +50,7 @@ impl ShelfModel {
                 self.name
             )));
         }
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".cwtext-model-");
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-        let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+        let mut tmp = crate::model::format::model_tempfile_beside(path).map_err(io)?;
         std::io::Write::write_all(tmp.as_file_mut(), self.bytes).map_err(io)?;
         tmp.as_file().sync_all().map_err(io)?;
         tmp.persist_noclobber(path).map_err(|e| io(e.error))?;

@@ -752,16 +752,7 @@ impl Model {
     ) -> Result<u32> {
         let io = |e| Error::io(path, e);
         let target = link_target(path).map_err(io)?;
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".cwtext-model-");
-        // A model is an ordinary file, readable like any other (tempfile's default is 0600).
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-        let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+        let mut tmp = model_tempfile_beside(&target).map_err(io)?;
         if let Ok(old) = std::fs::metadata(&target) {
             tmp.as_file()
                 .set_permissions(old.permissions())
@@ -778,6 +769,21 @@ impl Model {
         tmp.persist(&target).map_err(|e| io(e.error))?;
         Ok(crc)
     }
+}
+
+/// A new temporary file in the folder of `target`, to be renamed over it once written: named
+/// `.cwtext-model-*`, and readable like any other model (tempfile's default is 0600; a new
+/// model gets 0644, less the umask).
+pub(crate) fn model_tempfile_beside(target: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".cwtext-model-");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    builder.tempfile_in(dir)
 }
 
 /// The file `path` names once symbolic links are followed: a chain of links is followed to
