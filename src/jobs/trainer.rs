@@ -138,9 +138,12 @@ impl Default for Sharding {
     }
 }
 
+/// Training examples [`fill_rehearsal`] averages the feature entries of, at most.
+const MEAN_SAMPLE: usize = 4096;
+
 /// Gives a freshly trained `model` its rehearsal memory: up to `capacity` of each label's
 /// training `examples` (None: as many as [`crate::learn::rehearsal::chosen_capacity`] gives for
-/// the examples' mean number of feature entries), offered in the given order, which the corpus
+/// the mean number of feature entries of up to [`MEAN_SAMPLE`] evenly spaced examples), offered in the given order, which the corpus
 /// fixes, with the model's scores on them as references ([`crate::learn::rehearsal`]). `train`
 /// calls it on the final model.
 pub fn fill_rehearsal<S: ExampleSource + ?Sized>(
@@ -152,11 +155,19 @@ pub fn fill_rehearsal<S: ExampleSource + ?Sized>(
     let capacity = match capacity {
         Some(n) => n,
         None => {
-            let mut entries = 0usize;
-            for_each(examples, |_, e| entries += e.x.nnz())?;
+            // The mean entries of up to MEAN_SAMPLE evenly spaced examples: a corpus read from
+            // a feature cache is not read once more for it.
+            let n = examples.len();
+            let step = n.div_ceil(MEAN_SAMPLE).max(1);
+            let (mut entries, mut seen) = (0usize, 0usize);
+            crate::jobs::examples::visit(examples, (0..n).step_by(step), |_, e| {
+                entries += e.x.nnz();
+                seen += 1;
+                true
+            })?;
             crate::learn::rehearsal::chosen_capacity(
                 model.learner.num_labels(),
-                entries as f64 / examples.len().max(1) as f64,
+                entries as f64 / seen.max(1) as f64,
             )
         }
     };
