@@ -199,10 +199,27 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         },
         start.elapsed().as_secs_f64() * 1000.0
     ));
+    warn_if_outgrown(&model, model_path, ui)?;
     match report_skipped(ui, &skipped) {
         Outcome::Success if remote_skipped > 0 => Ok(Outcome::Partial),
         outcome => Ok(outcome),
     }
+}
+
+/// Says when the model keeps far fewer documents for its corrections than `train` now keeps for
+/// a model like it ([`cwtext::learn::rehearsal::Rehearsal::outgrown`]): retraining protects the
+/// other labels from one-sided refiles.
+fn warn_if_outgrown(model: &Model, path: &std::path::Path, ui: &Ui) -> anyhow::Result<()> {
+    if let Some(memory) = model.rehearsal()? {
+        if let Some(chosen) = memory.outgrown(model.labels().len()) {
+            ui.warn(format!(
+                "{} keeps {} documents a label for learn to protect, and `cwtext train` now keeps {chosen} for a model like it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")",
+                path.display(),
+                memory.capacity()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The model file -m names (needed without --server, and for its local fallback), which must
@@ -375,6 +392,11 @@ fn from_store(
             model.display(),
             moves.join(", ")
         ));
+        warn_if_outgrown(
+            &Model::open(model, cwtext::model::Checksum::IfSmall)?,
+            model,
+            ui,
+        )?;
     }
     Ok(report_skipped(ui, &report.skipped))
 }

@@ -121,6 +121,23 @@ impl Rehearsal {
         self.capacity
     }
 
+    /// The capacity [`chosen_capacity`] gives a model of `labels` labels with documents like
+    /// the kept ones, when it is at least twice this memory's: a model trained before the rule
+    /// (2026-11-28) keeps 32 a label however short its documents, and one-sided refiles into
+    /// it can take the other labels' documents. Retraining gives the chosen capacity.
+    pub fn outgrown(&self, labels: usize) -> Option<usize> {
+        let (entries, kept) = self
+            .labels
+            .iter()
+            .flat_map(|r| &r.documents)
+            .fold((0usize, 0usize), |(e, n), d| (e + d.x.nnz(), n + 1));
+        if kept == 0 {
+            return None;
+        }
+        let chosen = chosen_capacity(labels, entries as f64 / kept as f64);
+        (chosen >= 2 * self.capacity).then_some(chosen)
+    }
+
     /// The number of labels it keeps documents for.
     pub fn labels(&self) -> usize {
         self.labels.len()
@@ -494,6 +511,21 @@ mod tests {
         assert_eq!(chosen_capacity(2, 0.0), 131_072);
         assert_eq!(chosen_capacity(1, f64::NAN), 131_072);
         assert_eq!(chosen_capacity(2, f64::INFINITY), MIN_CAPACITY);
+    }
+
+    #[test]
+    fn a_memory_of_32_short_documents_a_label_is_outgrown() {
+        // Two labels of documents of 3 entries: the rule wants ⌈131072 / 3⌉ = 43,691 a label.
+        let l = learner(2);
+        let docs: Vec<(usize, FeatureVector)> = (0..40)
+            .map(|i| (i % 2, FeatureVector::new(8, vec![0, 1, 2], vec![1.0; 3])))
+            .collect();
+        let old = Rehearsal::from_examples(MIN_CAPACITY, &l, docs.iter().map(|(z, x)| (*z, x)));
+        assert_eq!(old.outgrown(2), Some(43_691));
+        // Kept at the chosen capacity, or nearly (a sample's mean), it is not.
+        let new = Rehearsal::from_examples(30_000, &l, docs.iter().map(|(z, x)| (*z, x)));
+        assert_eq!(new.outgrown(2), None);
+        assert_eq!(Rehearsal::new(32, 2).outgrown(2), None);
     }
 
     #[test]

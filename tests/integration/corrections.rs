@@ -179,3 +179,42 @@ fn a_ready_model_is_taught_through_a_saved_copy() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).starts_with("spam"), "{}", stdout(&out));
 }
+
+/// A model trained before the capacity rule keeps 32 documents a label however short or few its
+/// labels: `learn` says that `train` now keeps more for a model like it, and a model trained
+/// now is not told so.
+#[test]
+fn learn_says_when_a_model_keeps_far_fewer_documents_than_train_now_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let spam = fixtures().join("mail/spam/train-spam-1-00079.txt");
+    // tests/models/v3-mail-rehearsal.cwm: ham and spam, 32 kept a label (30 offered each).
+    let old = dir.path().join("old.cwm");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/v3-mail-rehearsal.cwm"),
+        &old,
+    )
+    .unwrap();
+    let learn = |model: &Path| {
+        let out = cwtext()
+            .args(["learn", "-m"])
+            .arg(model)
+            .args(["--label", "spam"])
+            .arg(&spam)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let said = learn(&old);
+    assert!(
+        said.contains(
+            "keeps 32 documents a label for learn to protect, and `cwtext train` now keeps "
+        ),
+        "{said}"
+    );
+    let model = dir.path().join("new.cwm");
+    let out = train_seed3("mail", &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = learn(&model);
+    assert!(!said.contains("now keeps"), "{said}");
+}
