@@ -12,6 +12,7 @@ use super::Outcome;
 use cwtext::error::Error;
 use cwtext::integrations::lock::ModelLock;
 use cwtext::jobs::corpus::list_files;
+use cwtext::jobs::online::Corrections;
 use cwtext::jobs::refile::{learn_from_store, RefileSettings};
 use cwtext::model::Model;
 use cwtext::text::featurize::featurize_source;
@@ -199,7 +200,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         },
         start.elapsed().as_secs_f64() * 1000.0
     ));
-    warn_if_outgrown(&model, model_path, ui)?;
+    warn_if_outgrown(&report, model_path, ui);
     match report_skipped(ui, &skipped) {
         Outcome::Success if remote_skipped > 0 => Ok(Outcome::Partial),
         outcome => Ok(outcome),
@@ -207,19 +208,15 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 }
 
 /// Says when the model keeps far fewer documents for its corrections than `train` now keeps for
-/// a model like it ([`cwtext::learn::rehearsal::Rehearsal::outgrown`]): retraining protects the
-/// other labels from one-sided refiles.
-fn warn_if_outgrown(model: &Model, path: &std::path::Path, ui: &Ui) -> anyhow::Result<()> {
-    if let Some(memory) = model.rehearsal()? {
-        if let Some(chosen) = memory.outgrown(model.labels().len()) {
-            ui.warn(format!(
-                "{} keeps {} documents a label for learn to protect, and `cwtext train` now keeps {chosen} for a model like it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")",
-                path.display(),
-                memory.capacity()
-            ));
-        }
+/// a model like it ([`Corrections::outgrown`]): retraining protects the other labels from
+/// one-sided refiles.
+fn warn_if_outgrown(report: &Corrections, path: &std::path::Path, ui: &Ui) {
+    if let Some((kept, chosen)) = report.outgrown {
+        ui.warn(format!(
+            "{} keeps {kept} documents a label for learn to protect, and `cwtext train` now keeps {chosen} for a model like it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")",
+            path.display()
+        ));
     }
-    Ok(())
 }
 
 /// The model file -m names (needed without --server, and for its local fallback), which must
@@ -392,11 +389,9 @@ fn from_store(
             model.display(),
             moves.join(", ")
         ));
-        warn_if_outgrown(
-            &Model::open(model, cwtext::model::Checksum::IfSmall)?,
-            model,
-            ui,
-        )?;
+        if let Some(corrections) = &report.corrections {
+            warn_if_outgrown(corrections, model, ui);
+        }
     }
     Ok(report_skipped(ui, &report.skipped))
 }

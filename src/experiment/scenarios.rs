@@ -136,7 +136,11 @@ impl Experiment {
             Vec::new()
         } else if self.one_sided.is_empty() {
             // Two labels, or one when there are only two: the others are what is judged.
-            labels_by_size(&pool_corpus, 2.min(train.labels.len() - 1).max(1), false)
+            labels_by_size(
+                &pool_corpus,
+                2.min(train.labels.len().saturating_sub(1)).max(1),
+                false,
+            )
         } else {
             self.one_sided.clone()
         };

@@ -36,6 +36,11 @@ pub struct Corrections {
     pub new_labels: Vec<String>,
     /// Kept documents whose scores a correction moved and that were restored or replayed.
     pub replayed: usize,
+    /// The documents the model keeps a label and the number `train` now keeps for a model like
+    /// it, when that is at least twice as many
+    /// ([`crate::learn::rehearsal::Rehearsal::outgrown`]): retraining protects the other labels
+    /// better.
+    pub outgrown: Option<(usize, usize)>,
 }
 
 /// How corrections are applied. The default is what `learn` does; the other settings are the
@@ -319,6 +324,12 @@ pub fn learn_with(
         }
     }
     model.learner.set_params(saved);
+    if let Some(KeptDocuments::Parsed(memory)) = &model.rehearsal {
+        let labels = model.header.labels.len();
+        report.outgrown = memory
+            .outgrown(labels)
+            .map(|chosen| (memory.capacity(), chosen));
+    }
     Ok(report)
 }
 

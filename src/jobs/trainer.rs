@@ -157,10 +157,9 @@ pub fn fill_rehearsal<S: ExampleSource + ?Sized>(
         None => {
             // The mean entries of up to MEAN_SAMPLE evenly spaced examples: a corpus read from
             // a feature cache is not read once more for it.
-            let n = examples.len();
-            let step = n.div_ceil(MEAN_SAMPLE).max(1);
+            let sample = crate::text::length::spread(examples.len(), MEAN_SAMPLE);
             let (mut entries, mut seen) = (0usize, 0usize);
-            crate::jobs::examples::visit(examples, (0..n).step_by(step), |_, e| {
+            crate::jobs::examples::visit(examples, sample, |_, e| {
                 entries += e.x.nnz();
                 seen += 1;
                 true
