@@ -213,7 +213,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 fn warn_if_outgrown(report: &Corrections, path: &std::path::Path, ui: &Ui) {
     if let Some((kept, chosen)) = report.outgrown {
         ui.warn(format!(
-            "{} keeps {kept} documents a label for learn to protect, and `cwtext train` now keeps {chosen} for a model like it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")",
+            "{} keeps {kept} documents a label for learn to protect, and `cwtext train` would now keep up to {chosen} for it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")",
             path.display()
         ));
     }

@@ -36,8 +36,8 @@ pub struct Corrections {
     pub new_labels: Vec<String>,
     /// Kept documents whose scores a correction moved and that were restored or replayed.
     pub replayed: usize,
-    /// The documents the model keeps a label and the number `train` now keeps for a model like
-    /// it, when that is at least twice as many
+    /// The documents the model keeps a label and the number `train` would now keep for it, when
+    /// that is at least twice as many
     /// ([`crate::learn::rehearsal::Rehearsal::outgrown`]): retraining protects the other labels
     /// better.
     pub outgrown: Option<(usize, usize)>,

@@ -121,10 +121,13 @@ impl Rehearsal {
         self.capacity
     }
 
-    /// The capacity [`chosen_capacity`] gives a model of `labels` labels with documents like
-    /// the kept ones, when it is at least twice this memory's: a model trained before the rule
-    /// (2026-11-28) keeps 32 a label however short its documents, and one-sided refiles into
-    /// it can take the other labels' documents. Retraining gives the chosen capacity.
+    /// How many documents a label `train` would now keep for a model of `labels` labels with
+    /// documents like the kept ones, when that is at least twice this memory's capacity: the
+    /// capacity [`chosen_capacity`] gives, but no more than the most documents a label was
+    /// shown (training and refiles), since a retraining keeps no more than it is given. A model
+    /// trained before the rule (2026-11-28) keeps 32 a label however short its documents, and
+    /// one-sided refiles into it can take the other labels' documents; one of 30 documents a
+    /// label keeps them all either way, and is not told to retrain.
     pub fn outgrown(&self, labels: usize) -> Option<usize> {
         let (entries, kept) = self
             .labels
@@ -134,8 +137,10 @@ impl Rehearsal {
         if kept == 0 {
             return None;
         }
+        let shown = self.labels.iter().map(|r| r.offered).max().unwrap_or(0);
         let chosen = chosen_capacity(labels, entries as f64 / kept as f64);
-        (chosen >= 2 * self.capacity).then_some(chosen)
+        let would_keep = chosen.min(usize::try_from(shown).unwrap_or(usize::MAX));
+        (would_keep >= 2 * self.capacity).then_some(would_keep)
     }
 
     /// The number of labels it keeps documents for.
@@ -515,13 +520,18 @@ mod tests {
 
     #[test]
     fn a_memory_of_32_short_documents_a_label_is_outgrown() {
-        // Two labels of documents of 3 entries: the rule wants ⌈131072 / 3⌉ = 43,691 a label.
+        // Two labels of documents of 3 entries: the rule wants ⌈131072 / 3⌉ = 43,691 a label,
+        // but each label was shown 200, so a retraining keeps 200 a label.
         let l = learner(2);
-        let docs: Vec<(usize, FeatureVector)> = (0..40)
+        let docs: Vec<(usize, FeatureVector)> = (0..400)
             .map(|i| (i % 2, FeatureVector::new(8, vec![0, 1, 2], vec![1.0; 3])))
             .collect();
         let old = Rehearsal::from_examples(MIN_CAPACITY, &l, docs.iter().map(|(z, x)| (*z, x)));
-        assert_eq!(old.outgrown(2), Some(43_691));
+        assert_eq!(old.outgrown(2), Some(200));
+        // Shown 30 a label, all kept at 32: a retraining keeps no more, so no.
+        let few =
+            Rehearsal::from_examples(MIN_CAPACITY, &l, docs[..60].iter().map(|(z, x)| (*z, x)));
+        assert_eq!(few.outgrown(2), None);
         // Kept at the chosen capacity, or nearly (a sample's mean), it is not.
         let new = Rehearsal::from_examples(30_000, &l, docs.iter().map(|(z, x)| (*z, x)));
         assert_eq!(new.outgrown(2), None);

@@ -181,40 +181,65 @@ fn a_ready_model_is_taught_through_a_saved_copy() {
 }
 
 /// A model trained before the capacity rule keeps 32 documents a label however short or few its
-/// labels: `learn` says that `train` now keeps more for a model like it, and a model trained
-/// now is not told so.
+/// labels: `learn` says that `train` would now keep more for it, and a model trained now is not
+/// told so; nor is one whose labels were shown no more documents than it keeps (the frozen v3
+/// mail model: 30 a label, all kept), since a retraining would keep no more.
 #[test]
 fn learn_says_when_a_model_keeps_far_fewer_documents_than_train_now_would() {
+    use cwtext::learn::rehearsal::Rehearsal;
+    use cwtext::model::{KeptDocuments, Model};
     let dir = tempfile::tempdir().unwrap();
-    let spam = fixtures().join("mail/spam/train-spam-1-00079.txt");
-    // tests/models/v3-mail-rehearsal.cwm: ham and spam, 32 kept a label (30 offered each).
-    let old = dir.path().join("old.cwm");
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/v3-mail-rehearsal.cwm"),
-        &old,
-    )
-    .unwrap();
+    let sentence = dir.path().join("refiled.txt");
+    std::fs::write(&sentence, "a warm , funny and moving film").unwrap();
     let learn = |model: &Path| {
         let out = cwtext()
             .args(["learn", "-m"])
             .arg(model)
-            .args(["--label", "spam"])
-            .arg(&spam)
+            .args(["--label", "pos"])
+            .arg(&sentence)
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         stderr(&out)
     };
-    let said = learn(&old);
+    // Trained now: the 300 sentences a label are all kept.
+    let model = dir.path().join("new.cwm");
+    let out = train_seed3("sentences/train", &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The same model as the rule's predecessor kept it: its sentences offered to 32 a label.
+    let mut old = Model::load(&model).unwrap();
+    let kept = old.rehearsal().unwrap().unwrap().into_owned();
+    let documents: Vec<_> = (0..kept.labels())
+        .flat_map(|z| kept.documents(z).iter().map(move |d| (z, d.x.clone())))
+        .collect();
+    let memory = Rehearsal::from_examples(32, &old.learner, documents.iter().map(|(z, x)| (*z, x)));
+    old.rehearsal = Some(KeptDocuments::Parsed(memory));
+    let old_path = dir.path().join("old.cwm");
+    old.save(&old_path).unwrap();
+    // 300 sentences of pos and the refiled one: a retraining keeps 301 (the rule wants more).
+    let said = learn(&old_path);
     assert!(
         said.contains(
-            "keeps 32 documents a label for learn to protect, and `cwtext train` now keeps "
+            "keeps 32 documents a label for learn to protect, and `cwtext train` would now keep up to 301 for it"
         ),
         "{said}"
     );
-    let model = dir.path().join("new.cwm");
-    let out = train_seed3("mail", &model, &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
     let said = learn(&model);
-    assert!(!said.contains("now keeps"), "{said}");
+    assert!(!said.contains("would now keep"), "{said}");
+    // tests/models/v3-mail-rehearsal.cwm: ham and spam, 30 offered each, all kept at 32.
+    let frozen = dir.path().join("frozen.cwm");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/v3-mail-rehearsal.cwm"),
+        &frozen,
+    )
+    .unwrap();
+    let out = cwtext()
+        .args(["learn", "-m"])
+        .arg(&frozen)
+        .args(["--label", "spam"])
+        .arg(fixtures().join("mail/spam/train-spam-1-00079.txt"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("would now keep"), "{}", stderr(&out));
 }
