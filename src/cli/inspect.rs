@@ -214,7 +214,8 @@ fn write_text(
     }
     writeln!(out, "labels             {}", model.labels().len())?;
     for (label, n) in model.labels().iter().zip(&t.label_documents) {
-        writeln!(out, "  {label:<30} {n:>7} training documents")?;
+        let s = if *n == 1 { "" } else { "s" };
+        writeln!(out, "  {label:<30} {n:>7} training document{s}")?;
     }
     for &l in labels {
         writeln!(out)?;

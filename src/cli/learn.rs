@@ -212,11 +212,15 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 /// one-sided refiles.
 fn warn_if_outgrown(report: &Corrections, path: &std::path::Path, ui: &Ui) {
     if let Some((kept, chosen)) = report.outgrown {
-        ui.warn(format!(
-            "{} keeps {kept} documents a label for learn to protect, and `cwtext train` would now keep up to {chosen} for it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")",
-            path.display()
-        ));
+        warn_outgrown(path.display(), kept, chosen, ui);
     }
+}
+
+/// The warning of [`warn_if_outgrown`], for a model named `model` (a path, or a server's model).
+fn warn_outgrown(model: impl std::fmt::Display, kept: usize, chosen: usize, ui: &Ui) {
+    ui.warn(format!(
+        "{model} keeps {kept} documents a label for learn to protect, and `cwtext train` would now keep up to {chosen} for it: retrain it, or refiles of one label can take the other labels' documents (README, \"Corrections\")"
+    ));
 }
 
 /// The model file -m names (needed without --server, and for its local fallback), which must
@@ -260,6 +264,8 @@ fn remote(
     let mut new_labels: Vec<String> = Vec::new();
     let mut model_name = String::new();
     let mut skipped = Vec::new();
+    // The server's last word on whether the model is outgrown ([`warn_if_outgrown`]).
+    let mut outgrown = None;
     for (i, (input, label)) in sources.iter().enumerate() {
         let bytes = match input {
             Input::Bytes(_, b) => b.clone(),
@@ -281,6 +287,10 @@ fn remote(
                 for m in v["skipped"].as_array().into_iter().flatten() {
                     skipped.extend(m.as_str().map(str::to_string));
                 }
+                let o = &v["outgrown"];
+                outgrown = o["kept_per_label"]
+                    .as_u64()
+                    .zip(o["train_would_keep"].as_u64());
             }
             Remote::Done(a) if a.status == 415 || a.status == 422 => {
                 skipped.push(format!("{}: {}", input.name(), a.error_message()));
@@ -313,6 +323,10 @@ fn remote(
             format!("; new label(s): {}", new_labels.join(", "))
         }
     ));
+    if let Some((kept, chosen)) = outgrown {
+        let model = format!("{model_name} at {}", client.url());
+        warn_outgrown(model, kept as usize, chosen as usize, ui);
+    }
     Ok((sources.len(), None, skipped.len()))
 }
 

@@ -586,6 +586,12 @@ async fn learn(
                     "skipped": learned.skipped,
                     "journal_corrections": learned.journal_corrections,
                     "documents_trained": learned.documents_trained,
+                    // What `learn` warns of: the model keeps far fewer documents a label for
+                    // corrections to protect than `train` would now keep (null: it does not).
+                    "outgrown": c.outgrown.map(|(kept, chosen)| json!({
+                        "kept_per_label": kept,
+                        "train_would_keep": chosen,
+                    })),
                 }))
                 .into_response())
             }

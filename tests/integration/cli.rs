@@ -2644,3 +2644,34 @@ fn html_pages_are_read_as_their_text() {
     );
     assert_eq!(from_file["probabilities"], from_stdin["probabilities"]);
 }
+
+/// `inspect` counts each label's training documents in words a user reads: a folder of one
+/// document is "1 training document".
+#[test]
+fn inspect_counts_one_training_document_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    common::write_label(
+        &corpus,
+        "greetings",
+        (0..6).map(|i| format!("hello there friend {i}")),
+    );
+    common::write_label(&corpus, "weather", ["will it rain tomorrow".to_string()]);
+    let model = dir.path().join("m.cwm");
+    let out = cwtext()
+        .args(["train", "-q", "-o"])
+        .arg(&model)
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown = stdout(&cwtext().arg("inspect").arg(&model).output().unwrap());
+    assert!(
+        shown.contains("\n  greetings                            6 training documents\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\n  weather                              1 training document\n"),
+        "{shown}"
+    );
+}

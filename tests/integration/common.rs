@@ -107,6 +107,28 @@ pub fn train_seed3(corpus: &str, model: &Path, extra: &[&str]) -> Output {
     out
 }
 
+/// Two models of the fixture sentences (300 a label) in `dir`: `new.cwm` as `train` makes it now
+/// (every sentence kept for `learn` to protect) and `old.cwm`, the same model keeping 32 a label
+/// as models trained before the capacity rule did, which `learn` calls outgrown ("`cwtext
+/// train` would now keep up to 301", once a pos sentence is refiled).
+pub fn new_and_outgrown_models(dir: &Path) -> (PathBuf, PathBuf) {
+    use cwtext::learn::rehearsal::Rehearsal;
+    use cwtext::model::{KeptDocuments, Model};
+    let model = dir.join("new.cwm");
+    let out = train_seed3("sentences/train", &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut old = Model::load(&model).unwrap();
+    let kept = old.rehearsal().unwrap().unwrap().into_owned();
+    let documents: Vec<_> = (0..kept.labels())
+        .flat_map(|z| kept.documents(z).iter().map(move |d| (z, d.x.clone())))
+        .collect();
+    let memory = Rehearsal::from_examples(32, &old.learner, documents.iter().map(|(z, x)| (*z, x)));
+    old.rehearsal = Some(KeptDocuments::Parsed(memory));
+    let old_path = dir.join("old.cwm");
+    old.save(&old_path).unwrap();
+    (model, old_path)
+}
+
 /// Writes one label of a corpus: each of `texts` as ROOT/LABEL/000.txt, 001.txt, …
 pub fn write_label(root: &Path, label: &str, texts: impl IntoIterator<Item = String>) {
     let dir = root.join(label);

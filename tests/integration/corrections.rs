@@ -11,7 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{cwtext, eval_json, fixtures, stderr, stdout, train_seed3};
+use crate::common::{
+    cwtext, eval_json, fixtures, new_and_outgrown_models, stderr, stdout, train_seed3,
+};
 
 /// The lines of the pool's `label.txt`, each written as a file of its own under
 /// `dir/label/`, as a user's refiled documents are files.
@@ -186,8 +188,6 @@ fn a_ready_model_is_taught_through_a_saved_copy() {
 /// mail model: 30 a label, all kept), since a retraining would keep no more.
 #[test]
 fn learn_says_when_a_model_keeps_far_fewer_documents_than_train_now_would() {
-    use cwtext::learn::rehearsal::Rehearsal;
-    use cwtext::model::{KeptDocuments, Model};
     let dir = tempfile::tempdir().unwrap();
     let sentence = dir.path().join("refiled.txt");
     std::fs::write(&sentence, "a warm , funny and moving film").unwrap();
@@ -202,20 +202,9 @@ fn learn_says_when_a_model_keeps_far_fewer_documents_than_train_now_would() {
         assert!(out.status.success(), "{}", stderr(&out));
         stderr(&out)
     };
-    // Trained now: the 300 sentences a label are all kept.
-    let model = dir.path().join("new.cwm");
-    let out = train_seed3("sentences/train", &model, &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    // The same model as the rule's predecessor kept it: its sentences offered to 32 a label.
-    let mut old = Model::load(&model).unwrap();
-    let kept = old.rehearsal().unwrap().unwrap().into_owned();
-    let documents: Vec<_> = (0..kept.labels())
-        .flat_map(|z| kept.documents(z).iter().map(move |d| (z, d.x.clone())))
-        .collect();
-    let memory = Rehearsal::from_examples(32, &old.learner, documents.iter().map(|(z, x)| (*z, x)));
-    old.rehearsal = Some(KeptDocuments::Parsed(memory));
-    let old_path = dir.path().join("old.cwm");
-    old.save(&old_path).unwrap();
+    // Trained now (the 300 sentences a label all kept), and the same model as the rule's
+    // predecessor kept it: its sentences offered to 32 a label.
+    let (model, old_path) = new_and_outgrown_models(dir.path());
     // 300 sentences of pos and the refiled one: a retraining keeps 301 (the rule wants more).
     let said = learn(&old_path);
     assert!(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{cwtext, files_in, fixtures, stderr, stdout};
+use crate::common::{cwtext, files_in, fixtures, new_and_outgrown_models, stderr, stdout};
 
 /// A running server, killed (SIGKILL) when dropped unless it was stopped.
 struct Server {
@@ -1613,4 +1613,61 @@ fn the_commands_talk_to_a_running_server() {
             &bytes
         ))
     );
+}
+
+/// A correction through the server says what `learn` says of a model that keeps far fewer
+/// documents for its corrections than `train` would now keep: `/learn` answers `outgrown`
+/// (null for a model trained now), and `learn --server` warns as local `learn` does.
+#[test]
+fn learning_through_the_server_says_when_a_model_is_outgrown() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _) = new_and_outgrown_models(dir.path());
+    let sentence = b"a warm , funny and moving film".to_vec();
+    let server = Server::start(dir.path(), &["-m", "old=old.cwm", "-m", "new=new.cwm"]);
+    let answer = server.post("/learn?model=old&label=pos", &sentence);
+    assert_eq!(
+        answer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
+    assert_eq!(
+        answer.json()["outgrown"],
+        serde_json::json!({"kept_per_label": 32, "train_would_keep": 301})
+    );
+    let answer = server.post("/learn?model=new&label=pos", &sentence);
+    assert_eq!(
+        answer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
+    assert!(answer.json()["outgrown"].is_null(), "{}", answer.json());
+    let learn = |name: &str| {
+        let out = cwtext()
+            .current_dir(dir.path())
+            .args([
+                "learn",
+                "--server",
+                &server.url,
+                "-m",
+                name,
+                "--label",
+                "pos",
+            ])
+            .write_stdin(sentence.clone())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let said = learn("old");
+    assert!(
+        said.contains(&format!(
+            "old at {} keeps 32 documents a label for learn to protect, and `cwtext train` would now keep up to 302 for it",
+            server.url
+        )),
+        "{said}"
+    );
+    assert!(!learn("new").contains("would now keep"));
 }
