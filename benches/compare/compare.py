@@ -76,6 +76,7 @@ EXTRA = {
     "brown_genres": ("extra/brown_genres", "files"),
     "friends_speakers": ("extra/friends_speakers", "files"),
     "slo_sentiment": ("extra/slo_sentiment", "hash"),
+    "chatbot_topics": ("extra/chatbot_topics", "hash"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}
