@@ -164,9 +164,10 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     if let Some((pick, challengers)) = result.cross_validated.split_first() {
         let line = |c: &cwtext::jobs::tune::CrossValidated| {
             format!(
-                "trial {} {:.4} (best epochs {})",
+                "trial {} {:.4} at epoch {} (best epochs {})",
                 c.trial + 1,
                 c.accuracy,
+                c.scored_epoch,
                 c.best_epochs
                     .iter()
                     .map(|e| e.to_string())

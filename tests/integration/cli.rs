@@ -1208,6 +1208,27 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     epochs.sort_unstable();
     let want = if best == 0 { 3 } else { epochs[2] };
     assert_eq!(report["epochs"].as_u64().unwrap(), want, "{text}");
+    // Every fold is scored at the epochs the settings would be trained for, not each at its
+    // own best: the pick at train's (3 here), a challenger at the median of its folds' best.
+    for (i, c) in cross_validated.iter().enumerate() {
+        let mut best_epochs: Vec<u64> = c["best_epochs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_u64().unwrap())
+            .collect();
+        best_epochs.sort_unstable();
+        let want = if i == 0 { 3 } else { best_epochs[2] };
+        assert_eq!(c["scored_epoch"].as_u64().unwrap(), want, "{text}");
+        assert!(
+            text.contains(&format!(
+                "trial {} {:.4} at epoch {want} (best epochs",
+                c["trial"].as_u64().unwrap() + 1,
+                accuracy(c)
+            )),
+            "{text}"
+        );
+    }
     // Each challenger's evidence against the pick is printed: the documents only it gets right
     // (b), only the pick gets right (c), and (b − c) / √(b + c); it wins only above 1.
     let evidence: Vec<(i64, i64, f64)> = text
