@@ -1199,26 +1199,23 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     // (capped by --max-epochs 3).
     assert_eq!(pick["trial"].as_u64().unwrap(), 0, "{text}");
     assert!(accuracy(winner) >= accuracy(pick), "{text}");
-    let mut epochs: Vec<u64> = winner["best_epochs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e.as_u64().unwrap())
-        .collect();
-    epochs.sort_unstable();
-    let want = if best == 0 { 3 } else { epochs[2] };
-    assert_eq!(report["epochs"].as_u64().unwrap(), want, "{text}");
-    // Every fold is scored at the epochs the settings would be trained for, not each at its
-    // own best: the pick at train's (3 here), a challenger at the median of its folds' best.
-    for (i, c) in cross_validated.iter().enumerate() {
-        let mut best_epochs: Vec<u64> = c["best_epochs"]
+    // The median of a cross-validated trial's five best epochs.
+    let median_epochs = |c: &serde_json::Value| {
+        let mut epochs: Vec<u64> = c["best_epochs"]
             .as_array()
             .unwrap()
             .iter()
             .map(|e| e.as_u64().unwrap())
             .collect();
-        best_epochs.sort_unstable();
-        let want = if i == 0 { 3 } else { best_epochs[2] };
+        epochs.sort_unstable();
+        epochs[2]
+    };
+    let want = if best == 0 { 3 } else { median_epochs(winner) };
+    assert_eq!(report["epochs"].as_u64().unwrap(), want, "{text}");
+    // Every fold is scored at the epochs the settings would be trained for, not each at its
+    // own best: the pick at train's (3 here), a challenger at the median of its folds' best.
+    for (i, c) in cross_validated.iter().enumerate() {
+        let want = if i == 0 { 3 } else { median_epochs(c) };
         assert_eq!(c["scored_epoch"].as_u64().unwrap(), want, "{text}");
         assert!(
             text.contains(&format!(
