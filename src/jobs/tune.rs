@@ -470,8 +470,9 @@ impl Candidate {
     }
 }
 
-/// Trains one candidate on `train` with early stopping on `validation` (in memory or in a
-/// cache file: the same trial either way).
+/// Trains one candidate on `train`, validating on `validation` after every epoch (in memory or
+/// in a cache file: the same trial either way): with early stopping for the search, every epoch
+/// for a fold of the cross-validation ([`Answers`]).
 #[allow(clippy::too_many_arguments)]
 fn run_trial<S: ExampleSource + ?Sized>(
     index: usize,
