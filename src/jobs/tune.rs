@@ -237,8 +237,9 @@ pub struct Trial {
 
 /// One epoch's answers on a fold, a bit per validation document: the cross-validation keeps
 /// every epoch of 15 runs, 30 answers per training document at 10 epochs, which as `bool`s
-/// took 300 MB for 10 million documents and takes 38 MB so. (Eight lines of shifts; a bit-set
-/// crate would bring more than this needs.)
+/// took 300 MB for 10 million documents and takes 38 MB so. [`Subset`] packs its members the
+/// same way, but as positions in a source with a rank index for them; these are answers, read
+/// back whole, so a plain word vector (a bit-set crate would bring more than this needs).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EpochAnswers {
     bits: Vec<u64>,
