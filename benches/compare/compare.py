@@ -77,6 +77,10 @@ EXTRA = {
     "friends_speakers": ("extra/friends_speakers", "files"),
     "slo_sentiment": ("extra/slo_sentiment", "hash"),
     "chatbot_topics": ("extra/chatbot_topics", "hash"),
+    "movie_reviews": ("extra/movie_reviews", "hash"),
+    "fr_book_reviews": ("extra/fr_book_reviews", "hash"),
+    "nl_book_reviews": ("extra/nl_book_reviews", "hash"),
+    "wiki_uncertainty": ("extra/wiki_uncertainty", "hash"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}
