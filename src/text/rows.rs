@@ -530,11 +530,11 @@ fn scan_prefixed(path: &Path, format: RowFormat, reader: impl BufRead) -> Result
         }
     })?;
     let description = format!(
-        "read {} as {}: {} rows, {} labels{}",
+        "read {} as {}: {} rows, {}{}",
         path.display(),
         format.name(),
         rows.len(),
-        labels.names.len(),
+        labels_said(labels.names.len()),
         if format == RowFormat::Trec {
             format!(
                 ", the coarse classes of {} fine ones (to learn the fine classes, write them as fastText labels: `__label__DESC:manner text`)",
@@ -701,6 +701,15 @@ impl LabelCopy {
     }
 }
 
+/// "1 label", "3 labels".
+fn labels_said(n: usize) -> String {
+    if n == 1 {
+        "1 label".into()
+    } else {
+        format!("{n} labels")
+    }
+}
+
 /// What a description says of the columns or keys left out as copies of the label.
 fn copies_said(names: &[String]) -> String {
     if names.is_empty() {
@@ -711,6 +720,42 @@ fn copies_said(names: &[String]) -> String {
         names.join(" and "),
         if names.len() == 1 { "its" } else { "their" }
     )
+}
+
+/// The label column of a table whose rows all carry one label, when no column has two labels
+/// that repeat: the one column holding a single value, a word (no space, at most 40 bytes),
+/// beside a column of texts (most of its values hold a space). The corrections a user refiled
+/// to one folder, or a test file of one class, are such tables; a column of one value beside
+/// another label column (sentiment140's NO_QUERY) is never asked, and two columns of one
+/// word each leave it undecided (`None`). `header`: the first record is a header, its values
+/// not counted.
+fn one_label_column(stats: &[ColumnStats], first: &[Vec<u8>], header: bool) -> Option<usize> {
+    let values = |c: usize| {
+        stats[c]
+            .counts
+            .keys()
+            .filter(move |v| !(header && first.get(c) == Some(*v)))
+    };
+    let word = |v: &[u8]| {
+        let v = v.trim_ascii();
+        !v.is_empty() && v.len() <= 40 && !v.iter().any(u8::is_ascii_whitespace)
+    };
+    let spaced = |c: usize| {
+        let (with, all) = values(c).fold((0, 0), |(w, a), v| {
+            (
+                w + usize::from(v.iter().any(u8::is_ascii_whitespace)),
+                a + 1,
+            )
+        });
+        all > 0 && 2 * with > all
+    };
+    let single: Vec<usize> = (0..stats.len())
+        .filter(|&c| !stats[c].many && values(c).count() == 1 && values(c).all(|v| word(v)))
+        .collect();
+    match single[..] {
+        [c] if (0..stats.len()).any(|t| t != c && spaced(t)) => Some(c),
+        _ => None,
+    }
 }
 
 /// A table: the first pass finds its width, header and label column, the second its rows.
@@ -803,7 +848,7 @@ fn scan_table<R: Read>(
             let column = (0..width)
                 .filter(|&c| (2..rows).contains(&distinct(c)))
                 .min_by_key(|&c| (distinct(c), c));
-            match column {
+            match column.or_else(|| one_label_column(&stats[..width], &first, header)) {
                 Some(c) => c,
                 None => {
                     return Err(rows_error(
@@ -984,12 +1029,12 @@ fn scan_table<R: Read>(
     let texts: Vec<String> = text_columns.iter().map(|&c| column_name(c)).collect();
     let copied: Vec<String> = copied.iter().map(|&c| column_name(c)).collect();
     let description = format!(
-        "read {} as {}: {} rows, labels from {} ({} labels), text from {}{}{}",
+        "read {} as {}: {} rows, labels from {} ({}), text from {}{}{}",
         path.display(),
         format.name(),
         rows.len(),
         column_name(label_column),
-        labels.names.len(),
+        labels_said(labels.names.len()),
         texts.join(" and "),
         if header {
             "; line 1 is a header"
@@ -1241,10 +1286,10 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
     let quoted: Vec<String> = texts.iter().map(|k| format!("{k:?}")).collect();
     let copied: Vec<String> = copied.iter().map(|k| format!("{k:?}")).collect();
     let description = format!(
-        "read {} as JSON lines: {} rows, labels from {label_key:?} ({} labels), text from {}{}",
+        "read {} as JSON lines: {} rows, labels from {label_key:?} ({}), text from {}{}",
         path.display(),
         rows.len(),
-        labels.names.len(),
+        labels_said(labels.names.len()),
         if quoted.is_empty() {
             "the other string values".to_string()
         } else {
@@ -1471,6 +1516,55 @@ mod tests {
             "{}",
             scan.describe()
         );
+    }
+
+    #[test]
+    fn rows_that_all_carry_one_label_are_read_as_that_label() {
+        // Corrections refiled to one folder: the label column holds one word throughout.
+        let (_d, path) = file(
+            "refiled.csv",
+            "spam,Win a prize now\nspam,\"Cheap pills, today only\"\nspam,Click here\n",
+        );
+        let read = scan(&path).unwrap();
+        assert_eq!(read.labels, ["spam"]);
+        assert_eq!(read.rows.len(), 3);
+        assert!(
+            read.describe().contains(
+                "3 rows, labels from column 1 (1 label), text from column 2; no header row"
+            ),
+            "{}",
+            read.describe()
+        );
+        // The same behind a header that names only the text.
+        let (_d, path) = file(
+            "kinds.csv",
+            "kind,text\nspam,Win a prize now\nspam,Click here\n",
+        );
+        let read = scan(&path).unwrap();
+        assert_eq!(read.labels, ["spam"]);
+        assert!(
+            read.describe()
+                .contains("labels from column 1 \"kind\" (1 label)"),
+            "{}",
+            read.describe()
+        );
+        // One row is one label too.
+        let (_d, path) = file("one.csv", "ham,see you at noon\n");
+        assert_eq!(scan(&path).unwrap().labels, ["ham"]);
+        // Still refused: two one-word columns (which is the label?), and a column of one
+        // value that is a text, not a word.
+        for (name, rows) in [
+            ("words.csv", "spam,x\nspam,x\n"),
+            ("texts.csv", "1,a text\n2,another text\n3,a third\n"),
+            ("sentences.csv", "good film,x y\ngood film,z w\n"),
+        ] {
+            let (_d, path) = file(name, rows);
+            let err = scan(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("no column looks like a label"),
+                "{name}: {err}"
+            );
+        }
     }
 
     #[test]

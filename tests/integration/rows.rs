@@ -164,6 +164,71 @@ fn bad_rows_are_named_by_line_and_files_that_are_no_rows_are_refused() {
     assert!(!model.exists(), "no model is written for refused input");
 }
 
+/// A file of rows that all carry one label: the corrections a user refiled to one folder, or a
+/// test file of one class. Before, its label column (one value throughout) was passed over as
+/// no label and every command refused the file: "no column looks like a label: each has a
+/// different value on almost every row", which was not what its rows showed.
+#[test]
+fn a_file_of_rows_of_one_label_is_read_for_eval_and_learn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("m.cwm");
+    let out = train("news", &model, &["--include", "train-*"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The space posts of the tab-separated fixture, as headerless comma-separated rows.
+    let text = std::fs::read_to_string(fixtures().join("rows/news-train.tsv")).unwrap();
+    let space: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter(|(label, _)| *label == "sci.space")
+        .map(|(label, post)| format!("{label},\"{post}\""))
+        .collect();
+    assert_eq!(space.len(), 12, "the fixture's space posts");
+    let rows = tmp.path().join("refiled.csv");
+    std::fs::write(&rows, space.join("\n") + "\n").unwrap();
+
+    let out = cwtext()
+        .args(["eval", "--format", "json", "-m"])
+        .arg(&model)
+        .arg(&rows)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("12 rows, labels from column 1 (1 label), text from column 2"),
+        "{}",
+        stderr(&out)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["documents"], 12);
+    // The model saw these very posts in training: it sorts them.
+    assert!(v["accuracy"].as_f64().unwrap() >= 0.9, "{v}");
+
+    let before = std::fs::read(&model).unwrap();
+    let out = cwtext()
+        .args(["learn", "-m"])
+        .arg(&model)
+        .arg(&rows)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&model).unwrap() != before,
+        "the model learned"
+    );
+
+    // Training needs two labels: the refusal says so, not that no column is a label.
+    let fresh = tmp.path().join("fresh.cwm");
+    let out = train(rows.to_str().unwrap(), &fresh, &[]);
+    assert_refused(&out, "refiled.csv");
+    assert_refused(&out, "1 label");
+    assert!(
+        !stderr(&out).contains("no column looks like a label"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!fresh.exists());
+}
+
 #[test]
 fn corrections_can_come_as_rows() {
     let tmp = tempfile::tempdir().unwrap();
