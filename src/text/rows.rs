@@ -1183,7 +1183,15 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
                         && (2..records).contains(&distinct(k))
                 })
                 .min_by_key(|k| distinct(k));
-            match fewest {
+            // Lines that all carry one label: the one key of a single word beside texts.
+            let one_label = || {
+                let columns: Vec<ColumnStats> = order
+                    .iter()
+                    .map(|k| stats.get(k).cloned().unwrap_or_default())
+                    .collect();
+                one_label_column(&columns, &[], false).map(|c| &order[c])
+            };
+            match fewest.or_else(one_label) {
                 Some(k) => k.clone(),
                 None if records == 0 => String::new(),
                 None => {
@@ -1565,6 +1573,22 @@ mod tests {
                 "{name}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn json_lines_that_all_carry_one_label_are_read_as_that_label() {
+        let (_d, path) = file(
+            "refiled.jsonl",
+            "{\"kind\":\"spam\",\"body\":\"Win a prize now\"}\n{\"kind\":\"spam\",\"body\":\"Cheap pills today\"}\n",
+        );
+        let read = scan(&path).unwrap();
+        assert_eq!(read.labels, ["spam"]);
+        assert!(
+            read.describe()
+                .contains("2 rows, labels from \"kind\" (1 label), text from \"body\""),
+            "{}",
+            read.describe()
+        );
     }
 
     #[test]
