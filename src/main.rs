@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Code(code)) => ExitCode::from(code),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("cwtext: error: {e:#}");
+            cli::say(format_args!("cwtext: error: {e:#}"));
             ExitCode::from(2)
         }
     }

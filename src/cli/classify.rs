@@ -217,7 +217,10 @@ fn remote(
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if several => {
-                eprintln!("cwtext: warning: skipped {}", Error::io(path, e));
+                super::common::say(format_args!(
+                    "cwtext: warning: skipped {}",
+                    Error::io(path, e)
+                ));
                 skipped += 1;
                 continue;
             }
@@ -233,7 +236,10 @@ fn remote(
         };
         if answer.status != 200 {
             anyhow::ensure!(several, "{}", answer.error_message());
-            eprintln!("cwtext: warning: skipped {}", answer.error_message());
+            super::common::say(format_args!(
+                "cwtext: warning: skipped {}",
+                answer.error_message()
+            ));
             skipped += 1;
             continue;
         }

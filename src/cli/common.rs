@@ -13,6 +13,15 @@ use cwtext::model::{Checksum, Model};
 use cwtext::progress::Progress;
 use cwtext::text::mailbox::Layout;
 
+/// Writes one line for people on standard error. A closed standard error (`cwtext train …
+/// 2>&1 | head -1` once head has gone, a delivery agent that runs cwtext without one) drops
+/// the line where `eprintln!` would panic: the notes are not the work, and training, labelling
+/// or passing a message on goes on.
+pub fn say(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 /// Where messages for people go.
 pub struct Ui {
     pub quiet: bool,
@@ -21,13 +30,13 @@ pub struct Ui {
 impl Ui {
     pub fn warn(&self, message: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("cwtext: warning: {message}");
+            say(format_args!("cwtext: warning: {message}"));
         }
     }
 
     pub fn info(&self, message: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{message}");
+            say(format_args!("{message}"));
         }
     }
 
@@ -118,9 +127,9 @@ impl log::Log for WarningLogger {
     fn log(&self, record: &log::Record) {
         if self.enabled(record.metadata()) {
             match record.level() {
-                log::Level::Error => eprintln!("cwtext: error: {}", record.args()),
-                log::Level::Warn => eprintln!("cwtext: warning: {}", record.args()),
-                _ => eprintln!("cwtext: {}", record.args()),
+                log::Level::Error => say(format_args!("cwtext: error: {}", record.args())),
+                log::Level::Warn => say(format_args!("cwtext: warning: {}", record.args())),
+                _ => say(format_args!("cwtext: {}", record.args())),
             }
         }
     }

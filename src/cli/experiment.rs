@@ -3,6 +3,7 @@
 //! e.g. under `benches/results/`). Flags → the experiment's settings ([`cwtext::experiment`]) →
 //! run → table.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -264,7 +265,9 @@ pub fn run(args: ExperimentArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         std::fs::write(path, &table)
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
-    print!("{table}");
+    let mut out = std::io::stdout().lock();
+    out.write_all(table.as_bytes())?;
+    out.flush()?;
     Ok(Outcome::Success)
 }
 

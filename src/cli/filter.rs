@@ -93,7 +93,9 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 out.write_all(&filtered.message)?;
                 out.flush()?;
                 if !ui.quiet {
-                    eprintln!("cwtext: error: {why} (the message was passed on unchanged)");
+                    super::common::say(format_args!(
+                        "cwtext: error: {why} (the message was passed on unchanged)"
+                    ));
                 }
                 return Ok(Outcome::Code(if args.always_zero { 0 } else { EXIT_ERROR }));
             }
@@ -121,7 +123,9 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     out.write_all(&filtered.message)?;
     out.flush()?;
     if let (Verdict::Error(e), false) = (&filtered.verdict, ui.quiet) {
-        eprintln!("cwtext: error: {e} (the message was passed on unchanged)");
+        super::common::say(format_args!(
+            "cwtext: error: {e} (the message was passed on unchanged)"
+        ));
     }
     let code = filtered.verdict.exit_code();
     Ok(Outcome::Code(if args.always_zero { 0 } else { code }))

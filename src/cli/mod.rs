@@ -27,6 +27,8 @@ mod tune;
 
 use clap::{Parser, Subcommand};
 
+pub use common::say;
+
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
@@ -34,7 +36,8 @@ Exit codes:
   2  usage or fatal error (bad arguments, unreadable model, nothing to do)
 `cwtext filter` has its own: one per label, unsure and error (`cwtext filter --help`).
 
-A closed output pipe (e.g. `cwtext label DIR | head`) ends quietly with 0.";
+A closed output pipe (e.g. `cwtext label DIR | head`) ends quietly with 0; a closed standard
+error (`cwtext train DIR -o M 2>&1 | head -1`) drops the notes, and the work goes on.";
 
 /// Confidence-weighted text classification: route mail, news and reviews into labels, with an
 /// honest probability for every label.

@@ -7,7 +7,7 @@ use crate::common;
 use std::process::Output;
 
 use assert_cmd::Command;
-use common::{fixtures, with_closed_stdout};
+use common::{fixtures, with_closed_stderr, with_closed_stdout};
 
 fn cwtext() -> Command {
     let mut cmd = Command::cargo_bin("cwtext").unwrap();
@@ -530,6 +530,65 @@ fn full_disks_and_closed_pipes() {
     let out = with_closed_stdout(&["label", "news"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+}
+
+/// `cwtext train … 2>&1 | head -1`: once head has read its line, stderr is a closed pipe.
+/// Every note on stderr then panicked (exit 101) and training stopped with no model; in
+/// delivery, `filter --always-zero` exited 101 after passing the message on. Notes are for
+/// people: when no one reads them, the work goes on.
+#[test]
+fn a_closed_standard_error_stops_no_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let (closed, open) = (dir.path().join("closed.cwm"), dir.path().join("open.cwm"));
+    let out = with_closed_stderr(
+        &[
+            "train".as_ref(),
+            "news".as_ref(),
+            "-o".as_ref(),
+            closed.as_os_str(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "train with stderr closed");
+    let trained = cwtext()
+        .current_dir(fixtures())
+        .args(["train", "news", "-o"])
+        .arg(&open)
+        .output()
+        .unwrap();
+    assert!(trained.status.success(), "{}", stderr(&trained));
+    assert!(
+        std::fs::read(&closed).unwrap() == std::fs::read(&open).unwrap(),
+        "the same model as with stderr open"
+    );
+
+    // Bad input still exits 2 (its message has nowhere to go), not 101.
+    let out = with_closed_stderr(&["eval", "-m", "no-such-model.cwm", "news"], b"");
+    assert_eq!(out.status.code(), Some(2));
+
+    // Delivery: the message comes back with the error in its field, and --always-zero holds.
+    let mail = std::fs::read(
+        fixtures()
+            .join("mail/ham")
+            .read_dir()
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path(),
+    )
+    .unwrap();
+    let out = with_closed_stderr(
+        &["filter", "-m", "no-such-model.cwm", "--always-zero"],
+        &mail,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("X-Cwtext-Error: "), "{text}");
+    assert!(
+        out.stdout.len() > mail.len(),
+        "the whole message and the field"
+    );
 }
 
 const SEP: &str = "From someone@example.com Sat Jan  3 01:05:34 2004";

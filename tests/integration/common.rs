@@ -94,6 +94,28 @@ pub fn with_closed_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Runs cwtext (from the fixture folder) with `args`, `input` on standard input and its
+/// standard error closed before it writes: `cwtext train … 2>&1 | head -1` once head has gone,
+/// or a delivery agent that runs it without a standard error. Standard output is kept.
+pub fn with_closed_stderr<S: AsRef<std::ffi::OsStr>>(args: &[S], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+        .current_dir(fixtures())
+        .env_remove("CWTEXT_MODEL")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // A command that reads no input may be gone before it is written: that is no failure.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 /// `cwtext train CORPUS --seed 3 -o MODEL [EXTRA…]` from the fixture folder, which must not
 /// panic; its output, to check or refuse.
 pub fn train_seed3(corpus: &str, model: &Path, extra: &[&str]) -> Output {
