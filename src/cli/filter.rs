@@ -75,8 +75,7 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         match remote(&args, &message) {
             Ok((filtered, code)) => {
                 let mut out = std::io::stdout().lock();
-                out.write_all(&filtered)?;
-                out.flush()?;
+                pass_on(&mut out, &filtered)?;
                 return Ok(Outcome::Code(if args.always_zero { 0 } else { code }));
             }
             Err(why) if args.server.server_fallback == super::common::Fallback::Local => {
@@ -90,8 +89,7 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 };
                 let filtered = filter_message(Err(why.clone()), &message, &options);
                 let mut out = std::io::stdout().lock();
-                out.write_all(&filtered.message)?;
-                out.flush()?;
+                pass_on(&mut out, &filtered.message)?;
                 if !ui.quiet {
                     super::common::say(format_args!(
                         "cwtext: error: {why} (the message was passed on unchanged)"
@@ -120,8 +118,7 @@ pub fn run(args: FilterArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let filtered = filter_message(loaded.as_ref().map_err(|e| e.clone()), &message, &options);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    out.write_all(&filtered.message)?;
-    out.flush()?;
+    pass_on(&mut out, &filtered.message)?;
     if let (Verdict::Error(e), false) = (&filtered.verdict, ui.quiet) {
         super::common::say(format_args!(
             "cwtext: error: {e} (the message was passed on unchanged)"
@@ -159,4 +156,15 @@ fn remote(args: &FilterArgs, message: &[u8]) -> Result<(Vec<u8>, u8), String> {
         )),
         Remote::Unreachable(why) => Err(why),
     }
+}
+
+/// Writes the filtered message to standard output. A reader that is gone is a failure here, not
+/// the quiet end a closed pipe is for other commands: the message was not passed on, and the
+/// delivery agent must see the filter fail (exit 2, whatever --always-zero says) to keep the
+/// original. The error's text keeps the cause but not the I/O error itself, which `main`
+/// would take for a closed pipe to ignore.
+fn pass_on(out: &mut impl Write, message: &[u8]) -> anyhow::Result<()> {
+    out.write_all(message)
+        .and_then(|()| out.flush())
+        .map_err(|e| anyhow::anyhow!("standard output: {e}: cannot pass the message on"))
 }

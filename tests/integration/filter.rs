@@ -153,6 +153,39 @@ fn a_missing_model_still_passes_the_message_with_the_error_in_a_field() {
     assert_eq!(zero.stdout, out.stdout);
 }
 
+/// The reader of the filtered message is gone (procmail or maildrop failed, a pipeline's next
+/// tool died): the message could not be passed on, so the filter must fail, as `filter --help`
+/// says ("only a failure to write the output exits 2"), whatever --always-zero says. A
+/// delivery agent then keeps the original message; on 0 it takes the output it got, nothing,
+/// as the message. Before, the quiet end of `cwtext label DIR | head` applied here too: exit 0.
+#[test]
+fn a_closed_output_fails_the_filter_so_that_the_agent_keeps_the_message() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let input = std::fs::read(&mails()[0]).unwrap();
+    for extra in [&[][..], &["--always-zero"][..]] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
+            .current_dir(fixtures())
+            .env_remove("CWTEXT_MODEL")
+            .args(["filter", "-m", "spam"])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("cannot pass the message on"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn a_message_without_words_is_classified_by_the_prior_and_flagged_not_refused() {
     let dir = tempfile::tempdir().unwrap();
