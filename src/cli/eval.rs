@@ -59,6 +59,36 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     // eval holds every result until its report anyway: the list is read into memory.
     let entries = corpus.files.to_vec()?;
+    let mut documents = vec![0; corpus.labels.len()];
+    entries.iter().for_each(|(_, label)| documents[*label] += 1);
+    for u in cwtext::jobs::metrics::unknown_labels(model.labels(), &corpus.labels, &documents) {
+        let labels = model.labels();
+        let shown = labels
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = if labels.len() > 10 {
+            format!(", … ({} in all)", labels.len())
+        } else {
+            String::new()
+        };
+        ui.warn(format!(
+            "the model has no label {:?}: its {} count{} as wrong{} (the model's labels: {shown}{more})",
+            u.label,
+            if u.documents == 1 {
+                "1 document".to_string()
+            } else {
+                format!("{} documents", u.documents)
+            },
+            if u.documents == 1 { "s" } else { "" },
+            u.like
+                .map(|m| format!("; it has {m:?}: name the folder or file so"))
+                .unwrap_or_default(),
+        ));
+    }
+
     let files: Vec<_> = entries.iter().map(|(s, _)| s.clone()).collect();
     let progress = ui.progress(files.len() as u64);
     progress.set_message("evaluating");

@@ -7,6 +7,44 @@ use serde::Serialize;
 use crate::learn::calibration::{Calibration, CalibrationBin};
 use crate::learn::probability::LabelDistribution;
 
+/// A label of the evaluation data that the model does not have: every one of its documents
+/// counts as an error, which a user who named a test folder otherwise than the training one
+/// (`Spam` for `spam`, `hockey` for `rec.sport.hockey`) should be told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownLabel {
+    pub label: String,
+    /// The evaluation documents of the label.
+    pub documents: usize,
+    /// The model's label it looks like: the same but for case, or either of the two the other's
+    /// ending after a `.`, `/`, `-` or `_` (`rt-polarity.pos` and `pos`).
+    pub like: Option<String>,
+}
+
+/// The labels of `data` (with `documents[i]` documents of `data[i]`) that `model` does not
+/// have, in `data`'s order.
+pub fn unknown_labels(model: &[String], data: &[String], documents: &[usize]) -> Vec<UnknownLabel> {
+    let ends_with = |long: &str, short: &str| {
+        let (long, short) = (long.to_lowercase(), short.to_lowercase());
+        long.len() > short.len()
+            && long.ends_with(&short)
+            && long[..long.len() - short.len()].ends_with(['.', '/', '-', '_'])
+    };
+    data.iter()
+        .zip(documents)
+        .filter(|(label, _)| !model.contains(label))
+        .map(|(label, &documents)| UnknownLabel {
+            label: label.clone(),
+            documents,
+            like: model
+                .iter()
+                .find(|m| {
+                    m.eq_ignore_ascii_case(label) || ends_with(label, m) || ends_with(m, label)
+                })
+                .cloned(),
+        })
+        .collect()
+}
+
 /// Precision, recall and F1 of one label.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LabelScores {
@@ -199,6 +237,37 @@ impl Evaluator {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn labels_the_model_lacks_are_named_with_the_one_they_look_like() {
+        let model: Vec<String> = ["neg", "pos", "rec.sport.hockey", "sci.space"]
+            .map(String::from)
+            .to_vec();
+        let data: Vec<String> = ["pos", "rt-polarity.neg", "hockey", "Sci.Space", "misc"]
+            .map(String::from)
+            .to_vec();
+        let unknown = unknown_labels(&model, &data, &[5, 4, 3, 2, 1]);
+        let said: Vec<(&str, usize, Option<&str>)> = unknown
+            .iter()
+            .map(|u| (u.label.as_str(), u.documents, u.like.as_deref()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("rt-polarity.neg", 4, Some("neg")),
+                ("hockey", 3, Some("rec.sport.hockey")),
+                ("Sci.Space", 2, Some("sci.space")),
+                ("misc", 1, None),
+            ]
+        );
+        // A shared ending without a separator is no likeness: `space` is not in `aerospace`.
+        let model = vec!["aerospace".to_string()];
+        assert_eq!(
+            unknown_labels(&model, &["space".into()], &[1])[0].like,
+            None
+        );
+    }
+
     use super::*;
 
     /// A distribution that puts 0.8 on `label` of two.

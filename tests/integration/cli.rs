@@ -186,6 +186,50 @@ fn eval_reports_the_unsure_bands_accuracy_against_coverage_and_plots_it() {
     assert!(svg.contains("share of documents kept"), "{svg}");
 }
 
+/// A test folder whose label folders are named otherwise than the training ones (`Sci.Space`
+/// for `sci.space`, a lone line file `rt-polarity.pos` for `pos`): every document of such a
+/// label counts as wrong. Before, eval said nothing and printed accuracy 0; now it warns,
+/// naming the label, its documents and the model's label it looks like.
+#[test]
+fn eval_warns_of_labels_the_model_does_not_have() {
+    let (dir, model) = train("news", &["--epochs", "2"]);
+    let test = dir.path().join("test");
+    for (from, to) in [("sci.space", "Sci.Space"), ("rec.sport.hockey", "hockey")] {
+        let target = test.join(to);
+        std::fs::create_dir_all(&target).unwrap();
+        for file in std::fs::read_dir(fixtures().join("news").join(from)).unwrap() {
+            let file = file.unwrap().path();
+            std::fs::copy(&file, target.join(file.file_name().unwrap())).unwrap();
+        }
+    }
+    let out = cwtext()
+        .arg("eval")
+        .arg(&test)
+        .arg("-m")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let space = std::fs::read_dir(fixtures().join("news/sci.space"))
+        .unwrap()
+        .count();
+    for said in [
+        format!("the model has no label \"Sci.Space\": its {space} documents count as wrong; it has \"sci.space\""),
+        "the model has no label \"hockey\"".to_string(),
+        "it has \"rec.sport.hockey\"".to_string(),
+    ] {
+        assert!(err.contains(&said), "{said}: {err}");
+    }
+    // Labels it has: no warning.
+    let out = cwtext()
+        .args(["eval", "news", "-m"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("has no label"), "{}", stderr(&out));
+}
+
 #[test]
 fn train_summary_names_documents_labels_and_epochs() {
     let dir = tempfile::tempdir().unwrap();
