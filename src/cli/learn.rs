@@ -200,10 +200,29 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         },
         start.elapsed().as_secs_f64() * 1000.0
     ));
+    warn_if_like(&report.new_labels, model.labels(), ui);
     warn_if_outgrown(&report, model_path, ui);
     match report_skipped(ui, &skipped) {
         Outcome::Success if remote_skipped > 0 => Ok(Outcome::Partial),
         outcome => Ok(outcome),
+    }
+}
+
+/// Says of each new label that looks like one the model had ([`cwtext::model::label_like`]:
+/// `Sci.Space` beside `sci.space`): a refile typed so is more often a slip than a new folder,
+/// and the new label takes documents from the old one from now on.
+fn warn_if_like(new_labels: &[String], labels: &[String], ui: &Ui) {
+    let old: Vec<String> = labels
+        .iter()
+        .filter(|l| !new_labels.contains(l))
+        .cloned()
+        .collect();
+    for new in new_labels {
+        if let Some(like) = cwtext::model::label_like(&old, new) {
+            ui.warn(format!(
+                "new label {new:?} looks like {like:?}, which the model has: if that was meant, learn the document again with --label {like:?}; {new:?} stays a label of its own"
+            ));
+        }
     }
 }
 

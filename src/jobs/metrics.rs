@@ -15,32 +15,20 @@ pub struct UnknownLabel {
     pub label: String,
     /// The evaluation documents of the label.
     pub documents: usize,
-    /// The model's label it looks like: the same but for case, or either of the two the other's
-    /// ending after a `.`, `/`, `-` or `_` (`rt-polarity.pos` and `pos`).
+    /// The model's label it looks like ([`crate::model::label_like`]).
     pub like: Option<String>,
 }
 
 /// The labels of `data` (with `documents[i]` documents of `data[i]`) that `model` does not
 /// have, in `data`'s order.
 pub fn unknown_labels(model: &[String], data: &[String], documents: &[usize]) -> Vec<UnknownLabel> {
-    let ends_with = |long: &str, short: &str| {
-        let (long, short) = (long.to_lowercase(), short.to_lowercase());
-        long.len() > short.len()
-            && long.ends_with(&short)
-            && long[..long.len() - short.len()].ends_with(['.', '/', '-', '_'])
-    };
     data.iter()
         .zip(documents)
         .filter(|(label, _)| !model.contains(label))
         .map(|(label, &documents)| UnknownLabel {
             label: label.clone(),
             documents,
-            like: model
-                .iter()
-                .find(|m| {
-                    m.eq_ignore_ascii_case(label) || ends_with(label, m) || ends_with(m, label)
-                })
-                .cloned(),
+            like: crate::model::label_like(model, label).cloned(),
         })
         .collect()
 }

@@ -58,6 +58,23 @@ pub fn label_refusal(name: &str) -> Option<String> {
     })
 }
 
+/// The label among `labels` that `label` looks like without being it: the same but for case,
+/// or either of the two the other's ending after a `.`, `/`, `-` or `_` (`Spam` and `spam`,
+/// `hockey` and `rec.sport.hockey`, `rt-polarity.pos` and `pos`); the first such, or `None`. A
+/// test folder or a refile named so is more often a slip than a label of its own.
+pub fn label_like<'a>(labels: &'a [String], label: &str) -> Option<&'a String> {
+    let ends_with = |long: &str, short: &str| {
+        let (long, short) = (long.to_lowercase(), short.to_lowercase());
+        long.len() > short.len()
+            && long.ends_with(&short)
+            && long[..long.len() - short.len()].ends_with(['.', '/', '-', '_'])
+    };
+    labels.iter().find(|m| {
+        m.as_str() != label
+            && (m.eq_ignore_ascii_case(label) || ends_with(label, m) || ends_with(m, label))
+    })
+}
+
 /// What the model says about one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {

@@ -230,6 +230,42 @@ fn eval_warns_of_labels_the_model_does_not_have() {
     assert!(!stderr(&out).contains("has no label"), "{}", stderr(&out));
 }
 
+/// `learn --label Sci.Space` on a model with `sci.space` teaches a new label, as a new folder
+/// should be; but a refile typed in another case is more often a slip, and the new label then
+/// takes documents from the old one. Before, learn only listed it among the new labels.
+#[test]
+fn learn_warns_when_a_new_label_looks_like_one_the_model_has() {
+    let (_dir, model) = train("news", &["--epochs", "2"]);
+    let post = fixtures().join("news/sci.space/test-05593.txt");
+    let out = cwtext()
+        .args(["learn", "--label", "Sci.Space", "-m"])
+        .arg(&model)
+        .arg(&post)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("new label \"Sci.Space\" looks like \"sci.space\", which the model has"),
+        "{}",
+        stderr(&out)
+    );
+    // A new label like none: no warning, just the new label.
+    let out = cwtext()
+        .args(["learn", "--label", "comp.graphics", "-m"])
+        .arg(&model)
+        .arg(&post)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("new label(s): comp.graphics"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("looks like"), "{}", stderr(&out));
+}
+
 #[test]
 fn train_summary_names_documents_labels_and_epochs() {
     let dir = tempfile::tempdir().unwrap();
