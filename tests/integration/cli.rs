@@ -237,33 +237,25 @@ fn eval_warns_of_labels_the_model_does_not_have() {
 fn learn_warns_when_a_new_label_looks_like_one_the_model_has() {
     let (_dir, model) = train("news", &["--epochs", "2"]);
     let post = fixtures().join("news/sci.space/test-05593.txt");
-    let out = cwtext()
-        .args(["learn", "--label", "Sci.Space", "-m"])
-        .arg(&model)
-        .arg(&post)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let learn_as = |label: &str| {
+        let out = cwtext()
+            .args(["learn", "--label", label, "-m"])
+            .arg(&model)
+            .arg(&post)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let said = learn_as("Sci.Space");
     assert!(
-        stderr(&out)
-            .contains("new label \"Sci.Space\" looks like \"sci.space\", which the model has"),
-        "{}",
-        stderr(&out)
+        said.contains("new label \"Sci.Space\" looks like \"sci.space\", which the model has"),
+        "{said}"
     );
     // A new label like none: no warning, just the new label.
-    let out = cwtext()
-        .args(["learn", "--label", "comp.graphics", "-m"])
-        .arg(&model)
-        .arg(&post)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("new label(s): comp.graphics"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!stderr(&out).contains("looks like"), "{}", stderr(&out));
+    let said = learn_as("comp.graphics");
+    assert!(said.contains("new label(s): comp.graphics"), "{said}");
+    assert!(!said.contains("looks like"), "{said}");
 }
 
 #[test]

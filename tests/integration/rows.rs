@@ -24,12 +24,19 @@ fn figures(model: &Path, corpus: &[&str]) -> (serde_json::Value, Vec<serde_json:
     )
 }
 
-#[test]
-fn rows_of_a_file_are_documents_like_the_files_they_came_from() {
+/// A model trained on the news fixture's training posts (folder per label), in a temporary
+/// folder that lives as long as the first value.
+fn news_model() -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let model = tmp.path().join("folders.cwm");
     let out = train("news", &model, &["--include", "train-*"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    (tmp, model)
+}
+
+#[test]
+fn rows_of_a_file_are_documents_like_the_files_they_came_from() {
+    let (_tmp, model) = news_model();
     // The same 15 test posts as files, as fastText lines and as pandas's CSV (an unnamed row
     // number column, a header that names no column `label`): every prediction and probability
     // the same.
@@ -170,10 +177,7 @@ fn bad_rows_are_named_by_line_and_files_that_are_no_rows_are_refused() {
 /// different value on almost every row", which was not what its rows showed.
 #[test]
 fn a_file_of_rows_of_one_label_is_read_for_eval_and_learn() {
-    let tmp = tempfile::tempdir().unwrap();
-    let model = tmp.path().join("m.cwm");
-    let out = train("news", &model, &["--include", "train-*"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (tmp, model) = news_model();
     // The space posts of the tab-separated fixture, as headerless comma-separated rows.
     let text = std::fs::read_to_string(fixtures().join("rows/news-train.tsv")).unwrap();
     let space: Vec<String> = text
@@ -231,10 +235,7 @@ fn a_file_of_rows_of_one_label_is_read_for_eval_and_learn() {
 
 #[test]
 fn corrections_can_come_as_rows() {
-    let tmp = tempfile::tempdir().unwrap();
-    let model = tmp.path().join("m.cwm");
-    let out = train("news", &model, &["--include", "train-*"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (_tmp, model) = news_model();
     let before = std::fs::read(&model).unwrap();
     let out = cwtext()
         .args(["learn", "rows/news-test.csv", "-m"])
@@ -251,10 +252,7 @@ fn corrections_can_come_as_rows() {
 
 #[test]
 fn classify_lines_answers_each_line_as_the_file_it_came_from() {
-    let tmp = tempfile::tempdir().unwrap();
-    let model = tmp.path().join("m.cwm");
-    let out = train("news", &model, &["--include", "train-*"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (_tmp, model) = news_model();
     let tsv = |args: &[&str]| -> Vec<Vec<String>> {
         let out = cwtext()
             .args(["classify", "--format", "tsv", "-m"])
@@ -303,10 +301,7 @@ fn classify_lines_answers_each_line_as_the_file_it_came_from() {
 fn a_column_that_copies_the_label_is_no_text() {
     // The test posts as a SetFit-style export: the label, and its name again in `label_text`.
     // Read as text the name would be a word of every row; left out, the rows are the posts.
-    let tmp = tempfile::tempdir().unwrap();
-    let model = tmp.path().join("folders.cwm");
-    let out = train("news", &model, &["--include", "train-*"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (tmp, model) = news_model();
     let text = std::fs::read_to_string(fixtures().join("rows/news-test.txt")).unwrap();
     let mut csv = String::from("text,label,label_text\n");
     for line in text.lines() {
