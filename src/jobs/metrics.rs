@@ -225,6 +225,7 @@ impl Evaluator {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn labels_the_model_lacks_are_named_with_the_one_they_look_like() {
@@ -248,6 +249,14 @@ mod tests {
                 ("misc", 1, None),
             ]
         );
+        // Case beyond ASCII: a test folder `Été` for a model's `été`.
+        let model = vec!["été".to_string()];
+        assert_eq!(
+            unknown_labels(&model, &["Été".into()], &[1])[0]
+                .like
+                .as_deref(),
+            Some("été")
+        );
         // A shared ending without a separator is no likeness: `space` is not in `aerospace`.
         let model = vec!["aerospace".to_string()];
         assert_eq!(
@@ -255,8 +264,6 @@ mod tests {
             None
         );
     }
-
-    use super::*;
 
     /// A distribution that puts 0.8 on `label` of two.
     fn dist(label: usize, entropy: f64) -> LabelDistribution {

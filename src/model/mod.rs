@@ -63,15 +63,16 @@ pub fn label_refusal(name: &str) -> Option<String> {
 /// `hockey` and `rec.sport.hockey`, `rt-polarity.pos` and `pos`); the first such, or `None`. A
 /// test folder or a refile named so is more often a slip than a label of its own.
 pub fn label_like<'a>(labels: &'a [String], label: &str) -> Option<&'a String> {
+    let lower = label.to_lowercase();
     let ends_with = |long: &str, short: &str| {
-        let (long, short) = (long.to_lowercase(), short.to_lowercase());
         long.len() > short.len()
-            && long.ends_with(&short)
+            && long.ends_with(short)
             && long[..long.len() - short.len()].ends_with(['.', '/', '-', '_'])
     };
     labels.iter().find(|m| {
+        let m_lower = m.to_lowercase();
         m.as_str() != label
-            && (m.eq_ignore_ascii_case(label) || ends_with(label, m) || ends_with(m, label))
+            && (m_lower == lower || ends_with(&lower, &m_lower) || ends_with(&m_lower, &lower))
     })
 }
 
