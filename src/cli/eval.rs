@@ -61,28 +61,21 @@ pub fn run(args: EvalArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let entries = corpus.files.to_vec()?;
     let mut documents = vec![0; corpus.labels.len()];
     entries.iter().for_each(|(_, label)| documents[*label] += 1);
-    for u in cwtext::jobs::metrics::unknown_labels(model.labels(), &corpus.labels, &documents) {
-        let labels = model.labels();
-        let shown = labels
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        let more = if labels.len() > 10 {
-            format!(", … ({} in all)", labels.len())
-        } else {
-            String::new()
-        };
+    let labels = model.labels();
+    let listed = match labels.len() {
+        0..=10 => labels.join(", "),
+        n => format!("{}, … ({n} in all)", labels[..10].join(", ")),
+    };
+    for u in cwtext::jobs::metrics::unknown_labels(labels, &corpus.labels, &documents) {
         ui.warn(format!(
-            "the model has no label {:?}: its {} count{} as wrong{} (the model's labels: {shown}{more})",
+            "the model has no label {:?}: its {} {} as wrong{} (the model's labels: {listed})",
             u.label,
+            u.documents,
             if u.documents == 1 {
-                "1 document".to_string()
+                "document counts"
             } else {
-                format!("{} documents", u.documents)
+                "documents count"
             },
-            if u.documents == 1 { "s" } else { "" },
             u.like
                 .map(|m| format!("; it has {m:?}: name the folder or file so"))
                 .unwrap_or_default(),

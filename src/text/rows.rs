@@ -729,7 +729,7 @@ fn copies_said(names: &[String]) -> String {
 /// another label column (sentiment140's NO_QUERY) is never asked, and two columns of one
 /// word each leave it undecided (`None`). `header`: the first record is a header, its values
 /// not counted.
-fn one_label_column(stats: &[ColumnStats], first: &[Vec<u8>], header: bool) -> Option<usize> {
+fn one_label_column(stats: &[&ColumnStats], first: &[Vec<u8>], header: bool) -> Option<usize> {
     let values = |c: usize| {
         stats[c]
             .counts
@@ -848,7 +848,9 @@ fn scan_table<R: Read>(
             let column = (0..width)
                 .filter(|&c| (2..rows).contains(&distinct(c)))
                 .min_by_key(|&c| (distinct(c), c));
-            match column.or_else(|| one_label_column(&stats[..width], &first, header)) {
+            match column.or_else(|| {
+                one_label_column(&stats[..width].iter().collect::<Vec<_>>(), &first, header)
+            }) {
                 Some(c) => c,
                 None => {
                     return Err(rows_error(
@@ -1185,9 +1187,10 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
                 .min_by_key(|k| distinct(k));
             // Lines that all carry one label: the one key of a single word beside texts.
             let one_label = || {
-                let columns: Vec<ColumnStats> = order
+                let none = ColumnStats::default();
+                let columns: Vec<&ColumnStats> = order
                     .iter()
-                    .map(|k| stats.get(k).cloned().unwrap_or_default())
+                    .map(|k| stats.get(k).unwrap_or(&none))
                     .collect();
                 one_label_column(&columns, &[], false).map(|c| &order[c])
             };

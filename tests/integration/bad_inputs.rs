@@ -7,7 +7,7 @@ use crate::common;
 use std::process::Output;
 
 use assert_cmd::Command;
-use common::{fixtures, with_closed_stderr, with_closed_stdout};
+use common::{fixtures, with_closed, with_closed_stdout, Closed};
 
 fn cwtext() -> Command {
     let mut cmd = Command::cargo_bin("cwtext").unwrap();
@@ -540,7 +540,8 @@ fn full_disks_and_closed_pipes() {
 fn a_closed_standard_error_stops_no_work() {
     let dir = tempfile::tempdir().unwrap();
     let (closed, open) = (dir.path().join("closed.cwm"), dir.path().join("open.cwm"));
-    let out = with_closed_stderr(
+    let out = with_closed(
+        Closed::Stderr,
         &[
             "train".as_ref(),
             "news".as_ref(),
@@ -563,7 +564,11 @@ fn a_closed_standard_error_stops_no_work() {
     );
 
     // Bad input still exits 2 (its message has nowhere to go), not 101.
-    let out = with_closed_stderr(&["eval", "-m", "no-such-model.cwm", "news"], b"");
+    let out = with_closed(
+        Closed::Stderr,
+        &["eval", "-m", "no-such-model.cwm", "news"],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
 
     // Delivery: the message comes back with the error in its field, and --always-zero holds.
@@ -578,7 +583,8 @@ fn a_closed_standard_error_stops_no_work() {
             .path(),
     )
     .unwrap();
-    let out = with_closed_stderr(
+    let out = with_closed(
+        Closed::Stderr,
         &["filter", "-m", "no-such-model.cwm", "--always-zero"],
         &mail,
     );

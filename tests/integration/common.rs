@@ -79,25 +79,18 @@ pub fn assert_no_panic(out: &Output) {
     assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
 }
 
-/// Runs cwtext (from the fixture folder) with `args` and its standard output closed before it
-/// writes: `cwtext … | head` where head has already gone.
-pub fn with_closed_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-        .current_dir(fixtures())
-        .env_remove("CWTEXT_MODEL")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    child.wait_with_output().unwrap()
+/// Which of cwtext's output streams a run finds closed.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Closed {
+    Stdout,
+    Stderr,
 }
 
-/// Runs cwtext (from the fixture folder) with `args`, `input` on standard input and its
-/// standard error closed before it writes: `cwtext train … 2>&1 | head -1` once head has gone,
-/// or a delivery agent that runs it without a standard error. Standard output is kept.
-pub fn with_closed_stderr<S: AsRef<std::ffi::OsStr>>(args: &[S], input: &[u8]) -> Output {
+/// Runs cwtext (from the fixture folder) with `args`, `input` on standard input and the
+/// `closed` stream closed before it writes: `cwtext … | head` where head has already gone
+/// (stdout), `cwtext train … 2>&1 | head -1` once head has gone or a delivery agent that runs
+/// it without a standard error (stderr). The other stream is kept.
+pub fn with_closed<S: AsRef<std::ffi::OsStr>>(closed: Closed, args: &[S], input: &[u8]) -> Output {
     use std::io::Write;
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
         .current_dir(fixtures())
@@ -108,12 +101,20 @@ pub fn with_closed_stderr<S: AsRef<std::ffi::OsStr>>(args: &[S], input: &[u8]) -
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    drop(child.stderr.take());
+    match closed {
+        Closed::Stdout => drop(child.stdout.take()),
+        Closed::Stderr => drop(child.stderr.take()),
+    }
     let mut stdin = child.stdin.take().unwrap();
     // A command that reads no input may be gone before it is written: that is no failure.
     let _ = stdin.write_all(input);
     drop(stdin);
     child.wait_with_output().unwrap()
+}
+
+/// [`with_closed`] standard output, nothing on standard input.
+pub fn with_closed_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    with_closed(Closed::Stdout, args, b"")
 }
 
 /// `cwtext train CORPUS --seed 3 -o MODEL [EXTRA…]` from the fixture folder, which must not

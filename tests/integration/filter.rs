@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{cwtext, fixtures, stderr, stdout};
+use crate::common::{cwtext, fixtures, stderr, stdout, with_closed, Closed};
 
 /// A model trained on the fixture mails (labels ham = 0, spam = 1).
 fn mail_model(dir: &Path) -> PathBuf {
@@ -160,23 +160,10 @@ fn a_missing_model_still_passes_the_message_with_the_error_in_a_field() {
 /// as the message. Before, the quiet end of `cwtext label DIR | head` applied here too: exit 0.
 #[test]
 fn a_closed_output_fails_the_filter_so_that_the_agent_keeps_the_message() {
-    use std::io::Write;
-    use std::process::Stdio;
     let input = std::fs::read(&mails()[0]).unwrap();
     for extra in [&[][..], &["--always-zero"][..]] {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cwtext"))
-            .current_dir(fixtures())
-            .env_remove("CWTEXT_MODEL")
-            .args(["filter", "-m", "spam"])
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        child.stdin.take().unwrap().write_all(&input).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let args = [&["filter", "-m", "spam"][..], extra].concat();
+        let out = with_closed(Closed::Stdout, &args, &input);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
         assert!(
             stderr(&out).contains("cannot pass the message on"),
