@@ -722,14 +722,21 @@ fn copies_said(names: &[String]) -> String {
     )
 }
 
-/// The label column of a table whose rows all carry one label, when no column has two labels
-/// that repeat: the one column holding a single value, a word (no space, at most 40 bytes),
-/// beside a column of texts (most of its values hold a space). The corrections a user refiled
-/// to one folder, or a test file of one class, are such tables; a column of one value beside
-/// another label column (sentiment140's NO_QUERY) is never asked, and two columns of one
-/// word each leave it undecided (`None`). `header`: the first record is a header, its values
-/// not counted.
-fn one_label_column(stats: &[&ColumnStats], first: &[Vec<u8>], header: bool) -> Option<usize> {
+/// The label column among `stats`, given `fewest`, the column of fewest distinct values (two
+/// at least, fewer than the rows). That one, unless it holds texts (most values with a space,
+/// most rows a value of their own: one repeated, the same spam refiled twice) while another
+/// column holds one word
+/// throughout: then the rows all carry that one label (corrections refiled to one folder, a
+/// test file of one class). Without a `fewest`, such a column of one word beside texts, if
+/// there is exactly one. A column of one value beside another label column (sentiment140's
+/// NO_QUERY) is never taken; two columns of one word each leave it undecided (`None`).
+/// `header`: the first record is a header, its values not counted.
+fn label_column(
+    fewest: Option<usize>,
+    stats: &[&ColumnStats],
+    first: &[Vec<u8>],
+    header: bool,
+) -> Option<usize> {
     let values = |c: usize| {
         stats[c]
             .counts
@@ -749,12 +756,21 @@ fn one_label_column(stats: &[&ColumnStats], first: &[Vec<u8>], header: bool) -> 
         });
         all > 0 && 2 * with > all
     };
+    // Texts: most values hold a space, and most rows have a value of their own (labels repeat,
+    // even labels of two words such as `World News`).
+    let rows = |c: usize| {
+        stats[c].counts.values().sum::<usize>() - usize::from(header && first.get(c).is_some())
+    };
+    let texts = |c: usize| spaced(c) && 2 * values(c).count() > rows(c);
+    if let Some(c) = fewest.filter(|&c| !texts(c)) {
+        return Some(c);
+    }
     let single: Vec<usize> = (0..stats.len())
         .filter(|&c| !stats[c].many && values(c).count() == 1 && values(c).all(|v| word(v)))
         .collect();
     match single[..] {
         [c] if (0..stats.len()).any(|t| t != c && spaced(t)) => Some(c),
-        _ => None,
+        _ => fewest,
     }
 }
 
@@ -848,9 +864,12 @@ fn scan_table<R: Read>(
             let column = (0..width)
                 .filter(|&c| (2..rows).contains(&distinct(c)))
                 .min_by_key(|&c| (distinct(c), c));
-            match column.or_else(|| {
-                one_label_column(&stats[..width].iter().collect::<Vec<_>>(), &first, header)
-            }) {
+            match label_column(
+                column,
+                &stats[..width].iter().collect::<Vec<_>>(),
+                &first,
+                header,
+            ) {
                 Some(c) => c,
                 None => {
                     return Err(rows_error(
@@ -1186,15 +1205,13 @@ fn scan_json_lines<R: BufRead>(path: &Path, input: &dyn Fn() -> Result<R>) -> Re
                 })
                 .min_by_key(|k| distinct(k));
             // Lines that all carry one label: the one key of a single word beside texts.
-            let one_label = || {
-                let none = ColumnStats::default();
-                let columns: Vec<&ColumnStats> = order
-                    .iter()
-                    .map(|k| stats.get(k).unwrap_or(&none))
-                    .collect();
-                one_label_column(&columns, &[], false).map(|c| &order[c])
-            };
-            match fewest.or_else(one_label) {
+            let none = ColumnStats::default();
+            let columns: Vec<&ColumnStats> = order
+                .iter()
+                .map(|k| stats.get(k).unwrap_or(&none))
+                .collect();
+            let fewest = fewest.and_then(|k| order.iter().position(|o| o == k));
+            match label_column(fewest, &columns, &[], false).map(|c| &order[c]) {
                 Some(k) => k.clone(),
                 None if records == 0 => String::new(),
                 None => {
@@ -1559,6 +1576,26 @@ mod tests {
             "{}",
             read.describe()
         );
+        // A text that repeats (the same spam refiled twice) leaves the texts with fewer values
+        // than rows: they are still the text, not 2 labels of whole messages.
+        let (_d, path) = file(
+            "repeats.csv",
+            "spam,Win a prize now\nspam,Win a prize now\nspam,Click here today\n",
+        );
+        let read = scan(&path).unwrap();
+        assert_eq!(read.labels, ["spam"]);
+        assert!(
+            read.describe()
+                .contains("labels from column 1 (1 label), text from column 2"),
+            "{}",
+            read.describe()
+        );
+        // Labels of two words repeat: they stay the labels beside a column of one word.
+        let (_d, path) = file(
+            "news.csv",
+            "NO_QUERY,World News,Stocks fell today\nNO_QUERY,World News,Markets rose\nNO_QUERY,Sci Tech,A new chip\nNO_QUERY,Sci Tech,Rockets launch\n",
+        );
+        assert_eq!(scan(&path).unwrap().labels, ["World News", "Sci Tech"]);
         // One row is one label too.
         let (_d, path) = file("one.csv", "ham,see you at noon\n");
         assert_eq!(scan(&path).unwrap().labels, ["ham"]);
@@ -1592,6 +1629,12 @@ mod tests {
             "{}",
             read.describe()
         );
+        // A text that repeats does not make the texts the labels.
+        let (_d, path) = file(
+            "repeats.jsonl",
+            "{\"kind\":\"spam\",\"body\":\"Win a prize now\"}\n{\"kind\":\"spam\",\"body\":\"Win a prize now\"}\n{\"kind\":\"spam\",\"body\":\"Cheap pills today\"}\n",
+        );
+        assert_eq!(scan(&path).unwrap().labels, ["spam"]);
     }
 
     #[test]
