@@ -73,6 +73,9 @@ pub struct TrainRequest {
     /// The text's first word as a feature of its own too (`first:how`,
     /// [`PipelineConfig::first_word`]); off unless asked for.
     pub first_word: bool,
+    /// The n-grams' weight beside the words, in thousandths
+    /// ([`PipelineConfig::ngram_weight_per_mille`]); `None` (or 1000): they count as words.
+    pub ngram_weight: Option<u16>,
     /// The most pieces of a subword vocabulary; `None`: [`DEFAULT_VOCAB_SIZE`].
     pub vocab_size: Option<usize>,
     /// A built-in list, a file, or "none"; `None`: chosen (words) or none (subword pieces).
@@ -172,6 +175,7 @@ impl Default for TrainRequest {
             subword: None,
             char_ngrams: CharNgramsRequest::Chosen(CharNgrams::default()),
             first_word: false,
+            ngram_weight: None,
             vocab_size: None,
             stopwords: None,
             stem: None,
@@ -465,6 +469,7 @@ impl TrainRequest {
                 symbols: self.symbols,
                 char_ngrams: self.char_ngrams.fixed(),
                 first_word: self.first_word,
+                ngram_weight_per_mille: self.ngram_weight.filter(|&w| w != 1000),
                 max_document_bytes: self.max_document_bytes,
                 max_tokens: self.max_tokens,
                 max_mime_depth: self.max_mime_depth,

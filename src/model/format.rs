@@ -19,7 +19,9 @@
 //! section but a pipeline with character n-grams ([`crate::text::pipeline::chargrams`]): a
 //! cwtext from before them would read such a header, ignore the field it does not know and
 //! predict without the n-grams, so the version makes it refuse the file instead; version 5 the
-//! same for the first-word feature ([`crate::text::pipeline::PipelineConfig::first_word`]). A file is
+//! same for the first-word feature ([`crate::text::pipeline::PipelineConfig::first_word`]), version 6
+//! for n-grams with a weight of their own
+//! ([`crate::text::pipeline::PipelineConfig::ngram_weight_per_mille`]). A file is
 //! written with the lowest version that holds it, so a model with none of these is a version 1
 //! file, byte for byte what earlier cwtext wrote and still readable by it.
 //!
@@ -36,7 +38,7 @@ use super::*;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 /// The newest format this cwtext reads and writes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest format it still reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
@@ -460,7 +462,9 @@ impl Model {
         header.vocabulary_bytes = vocabulary.as_ref().map_or(0, |v| v.len() as u64);
         let rehearsal = self.rehearsal.as_ref().map(KeptDocuments::to_bytes);
         header.rehearsal_bytes = rehearsal.as_ref().map_or(0, |r| r.len() as u64);
-        let version = if header.pipeline.first_word {
+        let version = if header.pipeline.ngram_weight_per_mille.is_some() {
+            6
+        } else if header.pipeline.first_word {
             5
         } else if header.pipeline.char_ngrams.is_some() {
             4
@@ -588,6 +592,11 @@ impl Model {
             return Err(fail(ModelError::Corrupted(
                 "a vocabulary in a version 1 file".into(),
             )));
+        }
+        if version < 6 && header.pipeline.ngram_weight_per_mille.is_some() {
+            return Err(fail(ModelError::Corrupted(format!(
+                "an n-gram weight in a version {version} file"
+            ))));
         }
         if version < 5 && header.pipeline.first_word {
             return Err(fail(ModelError::Corrupted(format!(

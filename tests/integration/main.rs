@@ -34,6 +34,8 @@ mod lines;
 #[cfg(feature = "cli")]
 mod mailbox;
 mod model_compat;
+#[cfg(feature = "cli")]
+mod ngram_weight;
 mod reproduce;
 #[cfg(feature = "cli")]
 mod rows;

@@ -19,7 +19,7 @@ fn frozen(name: &str) -> std::path::PathBuf {
 /// `cwtext train mail --include 'train-*' --hash-bits 16 --encoding f16 -o v1-mail.cwm`.
 #[test]
 fn format_v1_loads_and_classifies() {
-    assert_eq!(FORMAT_VERSION, 5, "add a frozen model for the new version");
+    assert_eq!(FORMAT_VERSION, 6, "add a frozen model for the new version");
     let model = Model::load(&frozen("v1-mail.cwm")).unwrap();
     assert_eq!(model.labels(), ["ham", "spam"]);
     assert_eq!(model.header.encoding, WeightEncoding::F16);
@@ -207,6 +207,46 @@ fn format_v5_loads_with_its_first_word() {
     let err = saved_again_and_refused_as(&model, &bytes, 4);
     assert!(
         err.contains("a first-word feature in a version 4 file"),
+        "{err}"
+    );
+}
+
+/// v6 (the n-grams at a weight of their own beside the words; no new section): trained on
+/// `tests/fixtures/rows/news-train.txt` (as v4, with character n-grams), bigrams at half weight,
+/// 2^16 buckets, f16: `cwtext train rows/news-train.txt --hash-bits 16 --encoding f16
+/// --ngram-weight 0.5 -o v6-news-ngram-weight.cwm` (which gives these bytes again).
+#[test]
+fn format_v6_loads_with_its_n_gram_weight() {
+    let path = frozen("v6-news-ngram-weight.cwm");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[8], 6);
+    let model = Model::load(&path).unwrap();
+    assert_eq!(model.pipeline().ngram_weight_per_mille, Some(500));
+    assert!(model.pipeline().char_ngrams.is_some());
+    // "space shuttle": its bigram weighs half a word in the words' view.
+    let mut pipeline = Pipeline::new(model.pipeline()).unwrap();
+    let limits = model.pipeline().input_limits();
+    let x = pipeline
+        .features(&parse_bytes(b"space shuttle", limits).unwrap())
+        .unwrap();
+    let value = |b: u32| x.get(b as usize).copied().unwrap_or(0.0);
+    use cwtext::text::pipeline::hash::{bucket, ngram_hash, token_hash, NS_BODY};
+    let word = value(bucket(token_hash(NS_BODY, "space"), 16));
+    let gram = value(bucket(
+        ngram_hash(token_hash(NS_BODY, "space"), token_hash(NS_BODY, "shuttle")),
+        16,
+    ));
+    assert!(
+        word > 0.0 && (gram - word / 2.0).abs() < 1e-6,
+        "{word} {gram}"
+    );
+    let p = model.predict(&x, Method::Exact);
+    assert_eq!(model.labels()[p.label], "sci.space");
+    // Saved again: the same bytes. Claiming version 5, refused: a cwtext of version 5 would
+    // predict with the bigrams at full weight.
+    let err = saved_again_and_refused_as(&model, &bytes, 5);
+    assert!(
+        err.contains("an n-gram weight in a version 5 file"),
         "{err}"
     );
 }

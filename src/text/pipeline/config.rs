@@ -144,6 +144,15 @@ pub struct PipelineConfig {
     /// refuses instead of predicting without it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub first_word: bool,
+    /// The n-grams' (bigrams', trigrams') share beside the words, in thousandths: each
+    /// n-gram's value is multiplied by it before the document is scaled to unit length, so
+    /// that the many rare n-grams of a long document carry less of it. `None`: they count as
+    /// the words do (one list, as before it existed). Absent in models without it; a model with
+    /// it is a format version 6 file, which cwtext from before it refuses instead of predicting
+    /// with the n-grams at full weight. Stored as an integer so that a pipeline compares and
+    /// hashes exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ngram_weight_per_mille: Option<u16>,
     /// Read at most this many bytes of a document; the rest is cut off with a warning, so one
     /// huge file cannot exhaust memory or time.
     #[serde(default = "default_max_document_bytes")]
@@ -204,6 +213,7 @@ impl Default for PipelineConfig {
             symbols: false,
             char_ngrams: None,
             first_word: false,
+            ngram_weight_per_mille: None,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             max_tokens: DEFAULT_MAX_TOKENS,
             max_mime_depth: DEFAULT_MAX_MIME_DEPTH,
@@ -282,7 +292,21 @@ impl PipelineConfig {
                 )));
             }
         }
+        if let Some(w) = self.ngram_weight_per_mille {
+            if w == 0 || w > 10_000 {
+                return Err(Error::InvalidSetting(format!(
+                    "the weight of n-grams must be in (0, 10], but is {}",
+                    f32::from(w) / 1000.0
+                )));
+            }
+        }
         self.filters.iter().try_for_each(FilterConfig::validate)
+    }
+
+    /// The n-grams' weight beside the words, when they have one of their own
+    /// ([`Self::ngram_weight_per_mille`]).
+    pub fn ngram_weight(&self) -> Option<f32> {
+        self.ngram_weight_per_mille.map(|w| f32::from(w) / 1000.0)
     }
 
     /// Whether a stop-word list is among the filters.

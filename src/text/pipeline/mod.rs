@@ -136,6 +136,8 @@ pub struct Pipeline {
     truncated: bool,
     /// Where the character n-grams start in `buckets` (its length when there are none).
     char_start: usize,
+    /// Where the body's n-grams of two words and more are in `buckets` (after its unigrams).
+    ngram_range: std::ops::Range<usize>,
     char_scratch: chargrams::CharScratch,
     /// Each view's weighed pairs before the words' and the characters' are added.
     two_views: weighting::TwoViews,
@@ -171,6 +173,7 @@ impl Pipeline {
             cache: HashMap::default(),
             truncated: false,
             char_start: 0,
+            ngram_range: 0..0,
             char_scratch: Default::default(),
             two_views: Default::default(),
         })
@@ -185,22 +188,34 @@ impl Pipeline {
         if self.buckets(doc).is_empty() {
             return None;
         }
-        match &self.config.char_ngrams {
-            Some(chars) => {
+        let values = self.config.values;
+        let (indices, out, scratch) = (&mut self.indices, &mut self.values, &mut self.two_views);
+        match (&self.config.char_ngrams, self.config.ngram_weight()) {
+            (None, None) => values.weigh(&mut self.buckets, indices, out),
+            (Some(chars), None) => {
                 let (words, grams) = self.buckets.split_at_mut(self.char_start);
-                self.config.values.weigh_two(
-                    words,
-                    grams,
-                    chars.weight(),
-                    &mut self.indices,
-                    &mut self.values,
-                    &mut self.two_views,
-                );
+                values.weigh_two(words, grams, chars.weight(), indices, out, scratch);
             }
-            None => {
-                self.config
-                    .values
-                    .weigh(&mut self.buckets, &mut self.indices, &mut self.values)
+            (chars, Some(weight)) => {
+                // The n-grams moved after the other word features (the first-word mark, the
+                // headers'), so each list is one slice: [unigrams, others, n-grams, chars].
+                let ngrams = self.ngram_range.len();
+                self.buckets[self.ngram_range.start..self.char_start].rotate_left(ngrams);
+                let (words, chars_view) = self.buckets.split_at_mut(self.char_start);
+                let (words, grams) = words.split_at_mut(self.char_start - ngrams);
+                match chars {
+                    None => values.weigh_ngrams(words, grams, weight, indices, out, scratch),
+                    Some(c) => values.weigh_three(
+                        words,
+                        grams,
+                        weight,
+                        chars_view,
+                        c.weight(),
+                        indices,
+                        out,
+                        scratch,
+                    ),
+                }
             }
         }
         if self.config.bias {
@@ -226,6 +241,7 @@ impl Pipeline {
         self.truncated = false;
         self.push_tokens(&doc.body, NS_BODY);
         self.ngrams.generate(&self.tokens, &mut self.grams);
+        self.ngram_range = self.tokens.len()..self.grams.len();
         if let (true, Some(&first)) = (self.config.first_word, self.tokens.first()) {
             self.grams.push(ngram_hash(first_word_mark(), first));
         }
@@ -625,6 +641,78 @@ mod tests {
         assert!((squares - 1.0).abs() < 1e-6);
     }
 
+    /// "Space space SHUTTLE" (log-tf), by hand: space 1 + ln 2, shuttle 1; the bigrams
+    /// "space space" and "space shuttle" 1 each, times 0.5; one scaling to unit length.
+    /// Without a weight the bigrams count as words: 1 each. The first-word mark is a word,
+    /// not an n-gram.
+    #[test]
+    fn n_grams_at_their_weight_beside_the_words() {
+        let config = |weight| PipelineConfig {
+            ngram_weight_per_mille: weight,
+            bias: false,
+            first_word: true,
+            ..PipelineConfig::default()
+        };
+        let body = |t: &str| bucket(token_hash(NS_BODY, t), 18);
+        let bigram = |a: &str, b: &str| {
+            bucket(
+                ngram_hash(token_hash(NS_BODY, a), token_hash(NS_BODY, b)),
+                18,
+            )
+        };
+        let first = bucket(
+            ngram_hash(first_word_mark(), token_hash(NS_BODY, "space")),
+            18,
+        );
+        let space = 1.0 + 2f32.ln();
+        for (weight, w) in [(Some(500), 0.5f32), (None, 1.0)] {
+            let x = features(&config(weight), b"Space space SHUTTLE").unwrap();
+            let raw = [
+                (body("space"), space),
+                (body("shuttle"), 1.0),
+                (first, 1.0),
+                (bigram("space", "space"), w),
+                (bigram("space", "shuttle"), w),
+            ];
+            let norm = raw.iter().map(|(_, v)| v * v).sum::<f32>().sqrt();
+            assert_eq!(x.nnz(), 5, "no two features share a bucket here");
+            for (b, v) in raw {
+                let got = x.get(b as usize).copied();
+                assert!(
+                    got.is_some_and(|g| (g - v / norm).abs() < 1e-6),
+                    "weight {w}, bucket {b}: {got:?} against {}",
+                    v / norm
+                );
+            }
+        }
+        // With character n-grams too: the words' view (n-grams weighed in) is scaled to unit
+        // length, then the characters' view at its weight is added, as without the n-gram
+        // weight: "space" alone has no bigram, so the two pipelines agree.
+        let chars = |weight| PipelineConfig {
+            char_ngrams: Some(chargrams::CharNgrams::default()),
+            ..config(weight)
+        };
+        assert_eq!(
+            features(&chars(Some(500)), b"space"),
+            features(&chars(None), b"space")
+        );
+        let two = features(&chars(Some(500)), b"space shuttle").unwrap();
+        let value = |b: u32| two.get(b as usize).copied().unwrap_or(0.0);
+        let word = value(body("space"));
+        assert!(word > 0.0);
+        for b in [body("shuttle"), first] {
+            assert!(
+                (value(b) - word).abs() < 1e-6,
+                "{} against {word}",
+                value(b)
+            );
+        }
+        // The bigram at half a word's value, within the words' view and after the characters'.
+        assert!((value(bigram("space", "shuttle")) - word / 2.0).abs() < 1e-6);
+        let squares: f32 = two.data().iter().map(|v| v * v).sum();
+        assert!((squares - 1.0).abs() < 1e-5);
+    }
+
     #[test]
     fn serde_round_trip() {
         let mut config = PipelineConfig::default();
@@ -838,5 +926,16 @@ mod tests {
         };
         let err = Pipeline::new(&config).err().unwrap().to_string();
         assert!(err.contains("[16, 26], but is 30"), "{err}");
+        for (w, shown) in [(0, "but is 0"), (10_001, "but is 10.001")] {
+            let config = PipelineConfig {
+                ngram_weight_per_mille: Some(w),
+                ..PipelineConfig::default()
+            };
+            let err = Pipeline::new(&config).err().unwrap().to_string();
+            assert!(
+                err.contains("n-grams must be in (0, 10], ") && err.contains(shown),
+                "{err}"
+            );
+        }
     }
 }

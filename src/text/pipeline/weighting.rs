@@ -37,6 +37,14 @@ pub struct ValueConfig {
 impl ValueConfig {
     /// Sorts `buckets`, merges repeats and writes the weighted pairs into `indices`/`values`.
     pub fn weigh(&self, buckets: &mut [u32], indices: &mut Vec<u32>, values: &mut Vec<f32>) {
+        self.count(buckets, indices, values);
+        if self.l2_normalize {
+            scale_to_unit_length(values);
+        }
+    }
+
+    /// [`Self::weigh`] without the scaling: each bucket's value from its count.
+    fn count(&self, buckets: &mut [u32], indices: &mut Vec<u32>, values: &mut Vec<f32>) {
         sort_buckets(buckets, indices);
         indices.clear();
         values.clear();
@@ -51,6 +59,37 @@ impl ValueConfig {
                 ValueKind::LogTf => 1.0 + count.ln(),
             });
         }
+    }
+
+    /// The words' view of a document whose n-grams have a weight of their own
+    /// ([`super::config::PipelineConfig::ngram_weight_per_mille`]): `words` (the unigrams and
+    /// header features) and `ngrams` (the bigrams and longer, each a bucket list with repeats)
+    /// valued apart by their counts, the n-grams' values multiplied by `weight`, added bucket by
+    /// bucket (a bucket both hold gets the sum) and, with `l2_normalize`, the sum scaled to unit
+    /// length once: so the weight is the n-grams' share against the words' within one document.
+    pub fn weigh_ngrams(
+        &self,
+        words: &mut [u32],
+        ngrams: &mut [u32],
+        weight: f32,
+        indices: &mut Vec<u32>,
+        values: &mut Vec<f32>,
+        scratch: &mut TwoViews,
+    ) {
+        let TwoViews {
+            words: (word_indices, word_values),
+            chars: (gram_indices, gram_values),
+            ..
+        } = scratch;
+        self.count(words, word_indices, word_values);
+        self.count(ngrams, gram_indices, gram_values);
+        add_weighed(
+            (word_indices, word_values),
+            (gram_indices, gram_values),
+            weight,
+            indices,
+            values,
+        );
         if self.l2_normalize {
             scale_to_unit_length(values);
         }
@@ -72,33 +111,91 @@ impl ValueConfig {
         let TwoViews {
             words: (word_indices, word_values),
             chars: (char_indices, char_values),
+            ..
         } = scratch;
         self.weigh(words, word_indices, word_values);
         self.weigh(chars, char_indices, char_values);
-        indices.clear();
-        values.clear();
-        let (mut i, mut j) = (0, 0);
-        while i < word_indices.len() || j < char_indices.len() {
-            let (a, b) = (
-                word_indices.get(i).copied().unwrap_or(u32::MAX),
-                char_indices.get(j).copied().unwrap_or(u32::MAX),
-            );
-            let bucket = a.min(b);
-            let mut value = 0.0;
-            if a == bucket {
-                value += word_values[i];
-                i += 1;
-            }
-            if b == bucket {
-                value += weight * char_values[j];
-                j += 1;
-            }
-            indices.push(bucket);
-            values.push(value);
-        }
+        add_weighed(
+            (word_indices, word_values),
+            (char_indices, char_values),
+            weight,
+            indices,
+            values,
+        );
         if self.l2_normalize {
             scale_to_unit_length(values);
         }
+    }
+
+    /// [`Self::weigh_two`] whose words' view is [`Self::weigh_ngrams`]'s (scaled to unit length
+    /// with `l2_normalize` before the characters' view is added): n-grams with a weight of their
+    /// own and character n-grams both.
+    #[allow(clippy::too_many_arguments)]
+    pub fn weigh_three(
+        &self,
+        words: &mut [u32],
+        ngrams: &mut [u32],
+        ngram_weight: f32,
+        chars: &mut [u32],
+        char_weight: f32,
+        indices: &mut Vec<u32>,
+        values: &mut Vec<f32>,
+        scratch: &mut TwoViews,
+    ) {
+        let (mut word_indices, mut word_values) = std::mem::take(&mut scratch.word_view);
+        self.weigh_ngrams(
+            words,
+            ngrams,
+            ngram_weight,
+            &mut word_indices,
+            &mut word_values,
+            scratch,
+        );
+        let (char_indices, char_values) = &mut scratch.chars;
+        self.weigh(chars, char_indices, char_values);
+        add_weighed(
+            (&word_indices, &word_values),
+            (char_indices, char_values),
+            char_weight,
+            indices,
+            values,
+        );
+        if self.l2_normalize {
+            scale_to_unit_length(values);
+        }
+        scratch.word_view = (word_indices, word_values);
+    }
+}
+
+/// Adds two sorted lists of (bucket, value) pairs, the second's values multiplied by `weight`,
+/// into `indices`/`values` (a bucket both hold gets the sum).
+fn add_weighed(
+    (a_indices, a_values): (&[u32], &[f32]),
+    (b_indices, b_values): (&[u32], &[f32]),
+    weight: f32,
+    indices: &mut Vec<u32>,
+    values: &mut Vec<f32>,
+) {
+    indices.clear();
+    values.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a_indices.len() || j < b_indices.len() {
+        let (a, b) = (
+            a_indices.get(i).copied().unwrap_or(u32::MAX),
+            b_indices.get(j).copied().unwrap_or(u32::MAX),
+        );
+        let bucket = a.min(b);
+        let mut value = 0.0;
+        if a == bucket {
+            value += a_values[i];
+            i += 1;
+        }
+        if b == bucket {
+            value += weight * b_values[j];
+            j += 1;
+        }
+        indices.push(bucket);
+        values.push(value);
     }
 }
 
@@ -108,6 +205,8 @@ impl ValueConfig {
 pub struct TwoViews {
     words: (Vec<u32>, Vec<f32>),
     chars: (Vec<u32>, Vec<f32>),
+    /// [`ValueConfig::weigh_three`]'s words' view, n-grams weighed in.
+    word_view: (Vec<u32>, Vec<f32>),
 }
 
 /// Divides `values` by their L2 norm (none when they are all zero).
