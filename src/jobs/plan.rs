@@ -518,6 +518,12 @@ impl TrainRequest {
             // corpus, so a cluster's processes decide them alike (counting the processes as
             // shards for the bits, so that the cluster hashes as `--shards N --mix`).
             hash_bits: self.resume.is_none() && self.hash_bits.is_none(),
+            // Kept for long texts of small corpora that are not mail (`choose_by_text_length`).
+            ngram_weight: !fixed
+                && self.ngram_weight.is_none()
+                && self.ngrams > 1
+                && self.shards == 1
+                && self.subword.is_none(),
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
                     Some(c)
@@ -644,10 +650,12 @@ impl TrainPlan {
         let chars = self.settings.choose.chars;
         let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
         let every_field = std::mem::take(&mut self.settings.choose.every_field);
+        let ngram_weight = std::mem::take(&mut self.settings.choose.ngram_weight);
         if chars.is_none()
             && !self.settings.choose.stopwords
             && !soft_rule
             && !every_field
+            && !ngram_weight
             && !self.settings.choose.hash_bits
         {
             return;
@@ -691,6 +699,14 @@ impl TrainPlan {
         }
         if let Some(why) = self.settings.choose_hash_bits(&length, corpus.labels.len()) {
             notes(why);
+        }
+        self.settings.choose.ngram_weight = ngram_weight && length.tries_lighter_ngrams();
+        if self.settings.choose.ngram_weight {
+            notes(format!(
+                "bigrams at full weight and at {}, compared on the held-out fifth after the run's epochs: long texts of a small corpus (at most {} words), where a document's many rare bigrams may carry what its words should",
+                f32::from(crate::jobs::train::LIGHTER_NGRAMS) / 1000.0,
+                crate::text::length::thousands(crate::text::length::LIGHTER_NGRAMS_MAX_WORDS)
+            ));
         }
         self.settings.choose.every_field = every_field && length.is_mail();
         if self.settings.choose.every_field {
@@ -840,6 +856,7 @@ mod tests {
                 soft_rule: true,
                 every_field: true,
                 hash_bits: true,
+                ngram_weight: true,
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -1089,6 +1106,7 @@ mod tests {
                 soft_rule: false,
                 every_field: false,
                 hash_bits: false,
+                ngram_weight: false,
             },
             ..TrainSettings::new(5, 1)
         };

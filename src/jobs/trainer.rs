@@ -81,6 +81,11 @@ pub struct Choose {
     /// ([`crate::jobs::buckets::chosen_hash_bits`]: more buckets where labels are few and words
     /// many, not for mail), not a trial on the held-out fifth; `false`: the pipeline's.
     pub hash_bits: bool,
+    /// The chosen settings again with lighter n-grams
+    /// ([`crate::jobs::train::LIGHTER_NGRAMS`]), compared on the held-out fifth after the run's
+    /// epochs and taken when more accurate. Set for long texts of small corpora that are not
+    /// mail only ([`crate::text::length::TextLength::tries_lighter_ngrams`]).
+    pub ngram_weight: bool,
 }
 
 impl TrainSettings {

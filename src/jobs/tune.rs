@@ -958,6 +958,15 @@ fn choose_cross_validated(cross_validated: &[CrossValidated]) -> Option<&CrossVa
     Some(&cross_validated[chosen])
 }
 
+/// Whether the search's winner is train's pick: nothing was cross-validated against it, or it
+/// won the cross-validation (train's pick is cross-validated first).
+fn kept_trains_pick(search: &Search) -> bool {
+    search
+        .cross_validated
+        .first()
+        .is_none_or(|pick| pick.trial == search.best)
+}
+
 /// The settings to retrain the winner with: its features and learner, its best epoch count.
 fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettings> {
     let trial = search.trials.get(search.best).ok_or_else(|| {
@@ -977,8 +986,11 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
         calibrate: true,
         // The label shift is chosen on the held-out fifth as plain `train` chooses it, so that
         // when train's pick is kept `tune` still writes train's model.
+        // So are the lighter n-grams, when train's pick is kept and train would try them.
         choose: crate::jobs::train::Choose {
             label_shift: true,
+            ngram_weight: kept_trains_pick(search)
+                && search.text_length.is_some_and(|t| t.tries_lighter_ngrams()),
             ..Default::default()
         },
         text_length: search.text_length,
@@ -1279,6 +1291,7 @@ mod tests {
             soft_rule: false,
             every_field: false,
             hash_bits: false,
+            ngram_weight: false,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()

@@ -204,6 +204,39 @@ pub struct Selection {
     /// a fifth of [`MIN_SELECTION_DOCUMENTS`](crate::jobs::train::MIN_SELECTION_DOCUMENTS)).
     #[serde(default, skip_serializing_if = "no_folds")]
     pub folds: usize,
+    /// The chosen settings again with the n-grams at a weight of their own, compared on the
+    /// held-out fifth after the run's epochs ([`crate::jobs::train::LIGHTER_NGRAMS`]); absent
+    /// when not tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ngram_weight: Option<NgramWeightTrial>,
+}
+
+/// The chosen settings with lighter n-grams against them as chosen, on the held-out fifth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NgramWeightTrial {
+    /// The n-grams' weight tried, in thousandths.
+    pub weight_per_mille: u16,
+    /// The epochs both were trained for on the four fifths before they were scored.
+    pub epochs: usize,
+    /// Held-out accuracy with the n-grams at that weight, and as chosen.
+    pub accuracy: f64,
+    pub accuracy_before: f64,
+    /// Whether the lighter n-grams were taken (more accurate).
+    pub taken: bool,
+}
+
+impl NgramWeightTrial {
+    /// One clause for people.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} bigrams at weight {}: held-out accuracy after {} epochs {:.4} against {:.4} at full weight",
+            if self.taken { "took" } else { "kept full-weight bigrams, not" },
+            f32::from(self.weight_per_mille) / 1000.0,
+            self.epochs,
+            self.accuracy,
+            self.accuracy_before
+        )
+    }
 }
 
 fn no_folds(n: &usize) -> bool {
@@ -291,12 +324,15 @@ impl Selection {
             ),
         };
         format!(
-            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}",
+            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}{}",
             chosen.setting,
             chosen.accuracy,
             chosen.macro_f1,
             self.held_out,
-            others.join(", ")
+            others.join(", "),
+            self.ngram_weight
+                .as_ref()
+                .map_or(String::new(), |n| format!("; then {}", n.describe()))
         )
     }
 }
@@ -861,6 +897,7 @@ mod tests {
             macro_f1: accuracy,
         };
         let mut selection = Selection {
+            ngram_weight: None,
             held_out: 2904,
             epochs: 1,
             trials: vec![

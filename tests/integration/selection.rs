@@ -139,7 +139,59 @@ fn stop_words_and_prior() -> Choose {
         soft_rule: false,
         every_field: false,
         hash_bits: false,
+        ngram_weight: false,
     }
+}
+
+/// Long texts of a small corpus try the chosen settings again with their bigrams at half
+/// weight, both scored on the held-out fifth after the run's epochs (not the choice's one), and
+/// take them only when more accurate there; the model records the comparison and, when taken,
+/// the weight. Short texts do not try them.
+#[test]
+fn long_texts_try_lighter_bigrams_after_the_runs_epochs() {
+    let dir = tempfile::tempdir().unwrap();
+    long_question_corpus(dir.path(), 120);
+    let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
+    let lighter = Choose {
+        ngram_weight: true,
+        ..stop_words_and_prior()
+    };
+    let trained = train_corpus(&corpus, &settings(lighter));
+    let selection = trained.selection.clone().expect("four candidates");
+    let tried = selection
+        .ngram_weight
+        .as_ref()
+        .expect("long texts of a small corpus try lighter bigrams");
+    assert_eq!((tried.weight_per_mille, tried.epochs), (500, 5));
+    assert_eq!(
+        tried.taken,
+        tried.accuracy > tried.accuracy_before,
+        "{tried:?}"
+    );
+    assert_eq!(
+        trained.model.header.pipeline.ngram_weight_per_mille,
+        tried.taken.then_some(500)
+    );
+    assert!(
+        selection
+            .describe()
+            .contains("bigrams at weight 0.5: held-out accuracy after 5 epochs"),
+        "{}",
+        selection.describe()
+    );
+    // The same data and seed: the same model, byte for byte.
+    let again = train_corpus(&corpus, &settings(lighter));
+    assert_eq!(trained.model.to_bytes(), again.model.to_bytes());
+    // Not free to choose: not tried.
+    let fixed = train_corpus(&corpus, &settings(stop_words_and_prior()));
+    assert!(fixed.selection.unwrap().ngram_weight.is_none());
+    // Short texts (a question and two words of context): not tried.
+    let short = tempfile::tempdir().unwrap();
+    question_corpus_with_context(short.path(), 120, 2);
+    let corpus = scan_labelled(short.path(), &FileFilter::default()).unwrap();
+    let trained = train_corpus(&corpus, &settings(lighter));
+    assert!(trained.selection.unwrap().ngram_weight.is_none());
+    assert_eq!(trained.model.header.pipeline.ngram_weight_per_mille, None);
 }
 
 #[test]
