@@ -703,8 +703,9 @@ impl TrainPlan {
         self.settings.choose.ngram_weight = ngram_weight && length.tries_lighter_ngrams();
         if self.settings.choose.ngram_weight {
             notes(format!(
-                "bigrams at full weight and at {}, compared on the held-out fifth after the run's epochs: long texts of a small corpus (at most {} words), where a document's many rare bigrams may carry what its words should",
+                "bigrams at full weight and at {}, compared on the held-out fifth after the run's epochs: long documents (a median of at least {} words) of a corpus of at most {} words, where a document's many rare bigrams may carry what its words should",
                 f32::from(crate::jobs::train::LIGHTER_NGRAMS) / 1000.0,
+                crate::text::length::LIGHTER_NGRAMS_MIN_WORDS,
                 crate::text::length::thousands(crate::text::length::LIGHTER_NGRAMS_MAX_WORDS)
             ));
         }

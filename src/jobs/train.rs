@@ -229,16 +229,15 @@ pub const SELECTION_EPOCHS: usize = 1;
 pub const FINISH_EPOCHS: usize = 2;
 
 /// The n-grams' weight (thousandths, [`PipelineConfig::ngram_weight_per_mille`]) that `train`
-/// tries beside full weight on long texts of small corpora
+/// tries beside full weight on long documents of small corpora
 /// ([`crate::text::length::TextLength::tries_lighter_ngrams`]): the chosen settings trained
 /// again with it for the run's epochs on the four fifths, taken when more accurate on the
 /// held-out fifth. Scored after the run's epochs, not after [`SELECTION_EPOCHS`]: after one
 /// epoch the two tie (CW's first pass moves the common words' weights alike), and the
 /// difference appears once the words' variances have shrunk and a long document's rare
-/// bigrams carry the updates. Measured with the held-out fifth's choice over two to five
-/// random splits of 16 corpora (`benches/results/ngram-weight-2026-11-28.md`): whole movie
-/// reviews +1.26 points on the mean, Brown paragraphs +1.58, Reuters R8 +0.39, no long corpus
-/// below −0.2; half weight always would cost 20 Newsgroups 0.6 and Amazon review sentences 0.7.
+/// bigrams carry the updates. Over five random splits (`benches/results/ngram-weight-2026-11-28.md`):
+/// whole movie reviews +0.64 points on the mean; half weight always would cost 20 Newsgroups
+/// 0.6 and Amazon review sentences 0.7, which the held-out fifth refused on every split.
 pub const LIGHTER_NGRAMS: u16 = 500;
 
 /// Folds of the cross-validation that chooses the stop words of a corpus too small to hold out

@@ -143,14 +143,15 @@ fn stop_words_and_prior() -> Choose {
     }
 }
 
-/// Long texts of a small corpus try the chosen settings again with their bigrams at half
-/// weight, both scored on the held-out fifth after the run's epochs (not the choice's one), and
-/// take them only when more accurate there; the model records the comparison and, when taken,
-/// the weight. Short texts do not try them.
+/// Long texts of a small corpus (here a question and 120 words of context) try the chosen
+/// settings again with their bigrams at half weight, both scored on the held-out fifth after
+/// the run's epochs (not the choice's one), and take them only when more accurate there; the
+/// model records the comparison and, when taken, the weight. Shorter texts (the question and
+/// 45 words, as paragraphs) do not try them.
 #[test]
 fn long_texts_try_lighter_bigrams_after_the_runs_epochs() {
     let dir = tempfile::tempdir().unwrap();
-    long_question_corpus(dir.path(), 120);
+    question_corpus_with_context(dir.path(), 120, 120);
     let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
     let lighter = Choose {
         ngram_weight: true,
@@ -185,13 +186,18 @@ fn long_texts_try_lighter_bigrams_after_the_runs_epochs() {
     // Not free to choose: not tried.
     let fixed = train_corpus(&corpus, &settings(stop_words_and_prior()));
     assert!(fixed.selection.unwrap().ngram_weight.is_none());
-    // Short texts (a question and two words of context): not tried.
-    let short = tempfile::tempdir().unwrap();
-    question_corpus_with_context(short.path(), 120, 2);
-    let corpus = scan_labelled(short.path(), &FileFilter::default()).unwrap();
-    let trained = train_corpus(&corpus, &settings(lighter));
-    assert!(trained.selection.unwrap().ngram_weight.is_none());
-    assert_eq!(trained.model.header.pipeline.ngram_weight_per_mille, None);
+    // Shorter texts (a question and 45 words; a question and 2): not tried.
+    for context in [45, 2] {
+        let short = tempfile::tempdir().unwrap();
+        question_corpus_with_context(short.path(), 120, context);
+        let corpus = scan_labelled(short.path(), &FileFilter::default()).unwrap();
+        let trained = train_corpus(&corpus, &settings(lighter));
+        assert!(
+            trained.selection.unwrap().ngram_weight.is_none(),
+            "{context}"
+        );
+        assert_eq!(trained.model.header.pipeline.ngram_weight_per_mille, None);
+    }
 }
 
 #[test]
