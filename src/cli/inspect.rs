@@ -174,6 +174,9 @@ fn write_text(
     if let Some(shift) = &h.label_shift {
         writeln!(out, "label shift        {}", shift.describe())?;
     }
+    if let Some(tried) = &h.ngram_weight {
+        writeln!(out, "bigram weight      {}", tried.describe())?;
+    }
     if let Some(length) = &h.text_length {
         writeln!(
             out,

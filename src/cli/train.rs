@@ -531,6 +531,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         continued,
         cache,
         label_shift,
+        ngram_weight,
         tables_one_at_a_time,
     } = trained;
     let outcome = super::common::report_skipped(ui, &skipped);
@@ -567,6 +568,9 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     if let Some(why) = &selection_skipped {
         ui.info(why);
+    }
+    if let Some(tried) = &ngram_weight {
+        ui.info(tried.describe());
     }
     match &label_shift {
         Some(shift) if shift.choice.gamma > 0.0 => ui.info(format!(

@@ -384,6 +384,7 @@ mod tests {
                 selection: None,
                 label_shift: None,
                 text_length: None,
+                ngram_weight: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

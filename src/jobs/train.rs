@@ -365,6 +365,9 @@ pub struct Trained {
     pub cache: Vec<CacheReport>,
     /// The label-frequency correction's choice, when one was made (γ 0: none chosen).
     pub label_shift: Option<crate::model::LabelShift>,
+    /// The lighter n-grams tried after the choice, when they were
+    /// ([`crate::model::ModelHeader::ngram_weight`]).
+    pub ngram_weight: Option<NgramWeightTrial>,
     /// The bytes of a weight table, when the choice trained its candidates one at a time
     /// ([`CacheSettings::tables_side_by_side`]).
     pub tables_one_at_a_time: Option<u64>,
@@ -603,7 +606,6 @@ pub(crate) fn train_corpus(
                 }
             };
             selection = Some(Selection {
-                ngram_weight: None,
                 folds: 0,
                 held_out: held_count,
                 epochs: select_epochs,
@@ -638,7 +640,6 @@ pub(crate) fn train_corpus(
             passes += stop_word_choices.len() * SELECTION_FOLDS * select_epochs;
             chosen = stop_word_choices[best];
             selection = Some(Selection {
-                ngram_weight: None,
                 held_out: validated,
                 epochs: select_epochs,
                 trials,
@@ -703,7 +704,7 @@ pub(crate) fn train_corpus(
         Some(examples) => Some(Subset::split(examples, &is_held)?),
         None => None,
     };
-    let mut lighter_won = false;
+    let (mut lighter_won, mut ngram_weight) = (false, None);
     if let (Some(c), Some((kept, held)), Some(Partial::Trainer(trainer))) =
         (&lighter_candidate, &lighter_parts, &partial)
     {
@@ -721,15 +722,13 @@ pub(crate) fn train_corpus(
         let after = right(&predictor_of(&lighter), held)?;
         let share = |(right, of): (usize, usize)| right as f64 / of.max(1) as f64;
         lighter_won = share(after) > share(before);
-        if let Some(selection) = selection.as_mut() {
-            selection.ngram_weight = Some(NgramWeightTrial {
-                weight_per_mille: LIGHTER_NGRAMS,
-                epochs: settings.epochs,
-                accuracy: share(after),
-                accuracy_before: share(before),
-                taken: lighter_won,
-            });
-        }
+        ngram_weight = Some(NgramWeightTrial {
+            weight_per_mille: LIGHTER_NGRAMS,
+            epochs: settings.epochs,
+            accuracy: share(after),
+            accuracy_before: share(before),
+            taken: lighter_won,
+        });
         if lighter_won {
             partial = Some(lighter);
         }
@@ -884,6 +883,7 @@ pub(crate) fn train_corpus(
     let skipped = std::mem::take(&mut skipped_of[pipeline_of(&candidates[chosen])]);
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();
+    model.header.ngram_weight = ngram_weight.clone();
     // Recorded only when it corrects: a model without it is what it was before.
     model.header.label_shift = label_shift.clone().filter(|s| s.choice.gamma > 0.0);
     if let Some(fit) = fit {
@@ -902,6 +902,7 @@ pub(crate) fn train_corpus(
         continued,
         cache: cache_reports,
         label_shift,
+        ngram_weight,
         tables_one_at_a_time,
     })
 }

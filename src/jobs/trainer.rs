@@ -337,6 +337,7 @@ impl Trainer {
                 selection: None,
                 label_shift: None,
                 text_length: settings.text_length,
+                ngram_weight: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

@@ -147,6 +147,11 @@ pub struct ModelHeader {
     /// added to the bias weights ([`crate::learn::label_shift`]); absent when it chose none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_shift: Option<LabelShift>,
+    /// The chosen settings again with the n-grams at a weight of their own, compared on the
+    /// held-out fifth after the run's epochs ([`crate::jobs::train::LIGHTER_NGRAMS`]); absent
+    /// when not tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ngram_weight: Option<NgramWeightTrial>,
     /// How long the training documents were, when `train` looked to decide on character
     /// n-grams ([`crate::text::length`]); absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -204,11 +209,6 @@ pub struct Selection {
     /// a fifth of [`MIN_SELECTION_DOCUMENTS`](crate::jobs::train::MIN_SELECTION_DOCUMENTS)).
     #[serde(default, skip_serializing_if = "no_folds")]
     pub folds: usize,
-    /// The chosen settings again with the n-grams at a weight of their own, compared on the
-    /// held-out fifth after the run's epochs ([`crate::jobs::train::LIGHTER_NGRAMS`]); absent
-    /// when not tried.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ngram_weight: Option<NgramWeightTrial>,
 }
 
 /// The chosen settings with lighter n-grams against them as chosen, on the held-out fifth.
@@ -324,15 +324,12 @@ impl Selection {
             ),
         };
         format!(
-            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}{}",
+            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}",
             chosen.setting,
             chosen.accuracy,
             chosen.macro_f1,
             self.held_out,
-            others.join(", "),
-            self.ngram_weight
-                .as_ref()
-                .map_or(String::new(), |n| format!("; then {}", n.describe()))
+            others.join(", ")
         )
     }
 }
@@ -897,7 +894,6 @@ mod tests {
             macro_f1: accuracy,
         };
         let mut selection = Selection {
-            ngram_weight: None,
             held_out: 2904,
             epochs: 1,
             trials: vec![
@@ -1027,6 +1023,7 @@ mod tests {
                 selection: None,
                 label_shift: None,
                 text_length: None,
+                ngram_weight: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

@@ -158,11 +158,11 @@ fn long_texts_try_lighter_bigrams_after_the_runs_epochs() {
         ..stop_words_and_prior()
     };
     let trained = train_corpus(&corpus, &settings(lighter));
-    let selection = trained.selection.clone().expect("four candidates");
-    let tried = selection
+    let tried = trained
         .ngram_weight
         .as_ref()
         .expect("long texts of a small corpus try lighter bigrams");
+    assert_eq!(trained.model.header.ngram_weight.as_ref(), Some(tried));
     assert_eq!((tried.weight_per_mille, tried.epochs), (500, 5));
     assert_eq!(
         tried.taken,
@@ -174,28 +174,35 @@ fn long_texts_try_lighter_bigrams_after_the_runs_epochs() {
         tried.taken.then_some(500)
     );
     assert!(
-        selection
+        tried
             .describe()
             .contains("bigrams at weight 0.5: held-out accuracy after 5 epochs"),
         "{}",
-        selection.describe()
+        tried.describe()
     );
     // The same data and seed: the same model, byte for byte.
     let again = train_corpus(&corpus, &settings(lighter));
     assert_eq!(trained.model.to_bytes(), again.model.to_bytes());
     // Not free to choose: not tried.
     let fixed = train_corpus(&corpus, &settings(stop_words_and_prior()));
-    assert!(fixed.selection.unwrap().ngram_weight.is_none());
+    assert!(fixed.ngram_weight.is_none() && fixed.model.header.ngram_weight.is_none());
+    // Free to choose nothing else (one candidate, no choice): still tried, and recorded.
+    let alone = train_corpus(
+        &corpus,
+        &settings(Choose {
+            ngram_weight: true,
+            ..Choose::default()
+        }),
+    );
+    assert!(alone.selection.is_none());
+    assert!(alone.model.header.ngram_weight.is_some());
     // Shorter texts (a question and 45 words; a question and 2): not tried.
     for context in [45, 2] {
         let short = tempfile::tempdir().unwrap();
         question_corpus_with_context(short.path(), 120, context);
         let corpus = scan_labelled(short.path(), &FileFilter::default()).unwrap();
         let trained = train_corpus(&corpus, &settings(lighter));
-        assert!(
-            trained.selection.unwrap().ngram_weight.is_none(),
-            "{context}"
-        );
+        assert!(trained.ngram_weight.is_none(), "{context}");
         assert_eq!(trained.model.header.pipeline.ngram_weight_per_mille, None);
     }
 }

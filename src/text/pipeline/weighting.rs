@@ -76,23 +76,7 @@ impl ValueConfig {
         values: &mut Vec<f32>,
         scratch: &mut TwoViews,
     ) {
-        let TwoViews {
-            words: (word_indices, word_values),
-            chars: (gram_indices, gram_values),
-            ..
-        } = scratch;
-        self.count(words, word_indices, word_values);
-        self.count(ngrams, gram_indices, gram_values);
-        add_weighed(
-            (word_indices, word_values),
-            (gram_indices, gram_values),
-            weight,
-            indices,
-            values,
-        );
-        if self.l2_normalize {
-            scale_to_unit_length(values);
-        }
+        self.add_two(words, ngrams, weight, false, indices, values, scratch);
     }
 
     /// Two views of a document, `words` and `chars` (each a bucket list with repeats), weighed
@@ -108,16 +92,39 @@ impl ValueConfig {
         values: &mut Vec<f32>,
         scratch: &mut TwoViews,
     ) {
+        self.add_two(words, chars, weight, true, indices, values, scratch);
+    }
+
+    /// `first` and `second` valued by their counts (each scaled to unit length first when
+    /// `scale_each` and `l2_normalize`), the second's values multiplied by `weight`, added, and
+    /// the sum scaled to unit length with `l2_normalize`: [`Self::weigh_two`] and
+    /// [`Self::weigh_ngrams`].
+    #[allow(clippy::too_many_arguments)]
+    fn add_two(
+        &self,
+        first: &mut [u32],
+        second: &mut [u32],
+        weight: f32,
+        scale_each: bool,
+        indices: &mut Vec<u32>,
+        values: &mut Vec<f32>,
+        scratch: &mut TwoViews,
+    ) {
         let TwoViews {
-            words: (word_indices, word_values),
-            chars: (char_indices, char_values),
+            words: (first_indices, first_values),
+            chars: (second_indices, second_values),
             ..
         } = scratch;
-        self.weigh(words, word_indices, word_values);
-        self.weigh(chars, char_indices, char_values);
+        if scale_each {
+            self.weigh(first, first_indices, first_values);
+            self.weigh(second, second_indices, second_values);
+        } else {
+            self.count(first, first_indices, first_values);
+            self.count(second, second_indices, second_values);
+        }
         add_weighed(
-            (word_indices, word_values),
-            (char_indices, char_values),
+            (first_indices, first_values),
+            (second_indices, second_values),
             weight,
             indices,
             values,
