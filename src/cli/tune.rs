@@ -226,6 +226,10 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             shift.describe()
         )?;
     }
+    // Train's pick kept is trained as plain `train` trains it, lighter bigrams tried too.
+    if let Some(tried) = &model.header.ngram_weight {
+        writeln!(out, "then, as train does, {}", tried.describe())?;
+    }
     ui.info(format!("tuned in {:.1}s", start.elapsed().as_secs_f64()));
     Ok(outcome)
 }

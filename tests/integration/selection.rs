@@ -664,9 +664,11 @@ fn tune_that_keeps_trains_pick_writes_trains_model() {
     // retrained that for that epoch count, a different model of the same settings.
     // 120 questions a label choose on the held-out fifth, 25 by cross-validation (too few
     // held out): tune's pick is train's either way.
-    for per_label in [120, 25] {
+    // And 120 a label of 120 words of context: long documents, where train also tries lighter
+    // bigrams after the choice; tune, keeping train's pick, must too.
+    for (per_label, context) in [(120, 45), (25, 45), (120, 120)] {
         let dir = tempfile::tempdir().unwrap();
-        long_question_corpus(dir.path(), per_label);
+        question_corpus_with_context(dir.path(), per_label, context);
         let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
         let plain = cwtext::jobs::plan::TrainRequest::default()
             .plan()
@@ -696,5 +698,14 @@ fn tune_that_keeps_trains_pick_writes_trains_model() {
         );
         assert_eq!(tuned.model.header.pipeline, plain.model.header.pipeline);
         assert_eq!(tuned.model.learner, plain.model.learner);
+        assert_eq!(
+            tuned.model.header.ngram_weight.is_some(),
+            context == 120,
+            "{per_label} a label, {context} words"
+        );
+        assert_eq!(
+            tuned.model.header.ngram_weight,
+            plain.model.header.ngram_weight
+        );
     }
 }
