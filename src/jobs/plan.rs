@@ -291,6 +291,12 @@ fn check_model_settings(settings: &TrainSettings) -> Result<()> {
             "choosing the header-field rule tries every field whole beside the stable rule, but the pipeline reads no header fields or not by the stable rule".into(),
         ));
     }
+    if choose.ngram_weight && (pipeline.max_ngram < 2 || pipeline.ngram_weight_per_mille.is_some())
+    {
+        return Err(invalid(
+            "choosing the n-grams' weight tries half weight beside full weight, but the pipeline has no n-grams or a weight of its own".into(),
+        ));
+    }
     // As a request chooses the prior for --algo cw alone.
     if choose.prior && !matches!(learner.rule, RuleKind::Stdev | RuleKind::Var) {
         return Err(invalid(format!(
@@ -1147,6 +1153,15 @@ mod tests {
         let mut none = choose(true, false);
         none.pipeline.drop_stop_words();
         TrainPlan::from_settings(none).unwrap();
+        let mut lighter = choose(false, false);
+        lighter.choose.ngram_weight = true;
+        TrainPlan::from_settings(lighter.clone()).unwrap();
+        let message = "choosing the n-grams' weight tries half weight beside full weight, but the pipeline has no n-grams or a weight of its own";
+        let mut words_only = lighter.clone();
+        words_only.pipeline.max_ngram = 1;
+        settings_refused(words_only, message);
+        lighter.pipeline.ngram_weight_per_mille = Some(250);
+        settings_refused(lighter, message);
     }
 
     #[test]

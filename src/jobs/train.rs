@@ -662,12 +662,15 @@ pub(crate) fn train_corpus(
     }
     // 2b. The chosen settings again with lighter n-grams: both after the run's epochs on the
     // four fifths, scored on the held-out fifth; the lighter taken when more accurate.
+    // (The plan has checked that the pipeline has n-grams and no weight of its own.) Two
+    // weight tables are held at once, the chosen settings' and the lighter's: only where the
+    // choice could hold its candidates' side by side.
     let try_lighter = settings.choose.ngram_weight
         && held_count >= MIN_SELECTION_DOCUMENTS
         && start.is_none()
         && matches!(partial, Some(Partial::Trainer(_)))
-        && candidates[chosen].pipeline.max_ngram > 1
-        && candidates[chosen].pipeline.ngram_weight_per_mille.is_none();
+        && 2 * table_bytes(labels.len(), candidates[chosen].pipeline.dimension())
+            <= cache.tables_side_by_side;
     let lighter_candidate = try_lighter.then(|| {
         let c = &candidates[chosen];
         Candidate {
@@ -708,25 +711,24 @@ pub(crate) fn train_corpus(
     if let (Some(c), Some((kept, held)), Some(Partial::Trainer(trainer))) =
         (&lighter_candidate, &lighter_parts, &partial)
     {
-        let right = |learner: &DiagonalLearner, held: &Part| -> Result<(usize, usize)> {
+        let accuracy = |learner: &DiagonalLearner, held: &Part| -> Result<f64> {
             let mut right = 0;
             for_each(held, |_, e| {
                 right +=
                     usize::from(crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
             })?;
-            Ok((right, held.len()))
+            Ok(right as f64 / held.len().max(1) as f64)
         };
-        let before = right(&trainer.predictor(), &parts_of(&candidates[chosen]).1)?;
+        let before = accuracy(&trainer.predictor(), &parts_of(&candidates[chosen]).1)?;
         let lighter = train_kept(c, kept, settings.epochs)?;
         passes += settings.epochs;
-        let after = right(&predictor_of(&lighter), held)?;
-        let share = |(right, of): (usize, usize)| right as f64 / of.max(1) as f64;
-        lighter_won = share(after) > share(before);
+        let after = accuracy(&predictor_of(&lighter), held)?;
+        lighter_won = after > before;
         ngram_weight = Some(NgramWeightTrial {
             weight_per_mille: LIGHTER_NGRAMS,
             epochs: settings.epochs,
-            accuracy: share(after),
-            accuracy_before: share(before),
+            accuracy: after,
+            accuracy_before: before,
             taken: lighter_won,
         });
         if lighter_won {
