@@ -114,10 +114,26 @@ def fxhash64(data: bytes) -> int:
 
 
 def cwtext_held_out(rel: str) -> bool:
-    """cwtext's validation fifth (`held_out` in src/jobs/train.rs, used by `tune` and by `train`'s
+    """cwtext's validation fifth (`held_out` in src/jobs/corpus.rs, used by `tune` and by `train`'s
     calibration): the top 32 bits of the FxHash64 of the path relative to the corpus root,
     mod 5 == 0. The tuned peers validate on exactly these files."""
     return (fxhash64(rel.encode("utf-8")) >> 32) % 5 == 0
+
+
+def cwtext_held_out_all(rels: list[str]) -> list[bool]:
+    """`cwtext_held_out` of every file of a corpus, with cwtext's groups (`Groups` in
+    src/jobs/corpus.rs): a sub-folder below a label (`label/text/p.txt`) with two or more files
+    and at most a fifth of its label's files is held out whole, by the hash of its own path
+    (`label/text`). A flat corpus is held out file by file."""
+    folder_of = {rel: rel.rsplit("/", 1)[0] for rel in rels if rel.count("/") >= 2}
+    per_label, per_folder = {}, {}
+    for rel in rels:
+        label = rel.split("/", 1)[0]
+        per_label[label] = per_label.get(label, 0) + 1
+        if rel in folder_of:
+            per_folder[folder_of[rel]] = per_folder.get(folder_of[rel], 0) + 1
+    whole = {f for f, n in per_folder.items() if n >= 2 and 5 * n <= per_label[f.split("/", 1)[0]]}
+    return [cwtext_held_out(folder_of[rel] if folder_of.get(rel) in whole else rel) for rel in rels]
 
 
 # (relative path, fxhash64, held out) printed by cwtext's own `cwtext::jobs::corpus::held_out` and
@@ -402,7 +418,7 @@ def peer_train(key: str, split: Path, model_dir: Path, quick: bool, budget: int 
     start = time.perf_counter()
     labels, paths, texts, y = read_split(split)
     # cwtext's validation fifth, by the path relative to the split (label/file), for tuned peers.
-    valid = np.array([cwtext_held_out(Path(p).relative_to(split).as_posix()) for p in paths])
+    valid = np.array(cwtext_held_out_all([Path(p).relative_to(split).as_posix() for p in paths]))
     # One fixed shuffle for every peer: the files come sorted by label, which online learners
     # (fastText, VW, SGD) must not see in that order.
     order = list(range(len(texts)))

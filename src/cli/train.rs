@@ -512,6 +512,9 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let min_labels = if start_model.is_some() { 1 } else { 2 };
     let corpus = args.filter.scan(&args.dir, min_labels)?;
     corpus.notes.iter().for_each(|n| ui.info(n));
+    if let Some(groups) = corpus.groups.describe() {
+        ui.info(groups);
+    }
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let progress = ui.progress(corpus.files.len() as u64);
     let TrainOutcome { trained, .. } =

@@ -89,6 +89,9 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let start = Instant::now();
     let corpus = args.filter.scan(&args.dir, 2)?;
     corpus.notes.iter().for_each(|n| ui.info(n));
+    if let Some(groups) = corpus.groups.describe() {
+        ui.info(groups);
+    }
     corpus.warnings.iter().for_each(|w| ui.warn(w));
     let progress = ui.progress(args.budget as u64);
     progress.set_message("tuning");

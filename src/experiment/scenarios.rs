@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use super::corrections::{self, Doc};
 use super::{Note, Notes, SplitSpec};
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{scan_labelled, FileFilter, FileTable, LabelledCorpus};
+use crate::jobs::corpus::{scan_labelled, FileFilter, FileTable, Groups, LabelledCorpus};
 use crate::jobs::online::LearnOptions;
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{check_epochs, featurize_corpus, fill_rehearsal, Example};
@@ -325,6 +325,8 @@ fn sub_corpus(
             .filter_map(|(p, l)| map[l].map(|l| (p, l)))
             .collect(),
     );
+    let groups = Groups::of(&corpus.root, &files, labels.len())
+        .expect("an experiment's corpus list is in memory");
     LabelledCorpus {
         root: corpus.root.clone(),
         layout: corpus.layout,
@@ -332,6 +334,7 @@ fn sub_corpus(
         files,
         warnings: Vec::new(),
         notes: Vec::new(),
+        groups,
     }
 }
 

@@ -24,9 +24,7 @@ use timely::dataflow::operators::{Input, Inspect, Probe};
 use timely::dataflow::InputHandle;
 
 use crate::error::{Error, Result};
-use crate::jobs::corpus::{
-    scan_corpus, CorpusOptions, FileFilter, FileTable, LabelledCorpus, SplitKeys,
-};
+use crate::jobs::corpus::{scan_corpus, CorpusOptions, FileFilter, FileTable, LabelledCorpus};
 use crate::jobs::examples::{for_each, for_each_while, ExampleSource, Subset};
 use crate::jobs::feature_cache::CacheSettings;
 use crate::jobs::train::{
@@ -160,7 +158,7 @@ fn run_worker(
     let mut files = FileTable::new();
     for entry in corpus.files.iter() {
         let (source, label) = entry?;
-        if SplitKeys::of(&corpus.root, &source).shard(peers) == index {
+        if corpus.split_keys(&source).shard(peers) == index {
             files.push(source, label)?;
         }
     }
@@ -172,6 +170,7 @@ fn run_worker(
         files,
         warnings: Vec::new(),
         notes: Vec::new(),
+        groups: corpus.groups.clone(),
     };
     drop(corpus);
     let label_numbers: Vec<usize> = (0..shard.labels.len()).collect();

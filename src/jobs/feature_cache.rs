@@ -302,6 +302,7 @@ pub fn cache_key(
         pipeline.hash(h);
         corpus.root.hash(h);
         corpus.labels.hash(h);
+        corpus.groups.hash(h);
         labels.hash(h);
         corpus.files.len().hash(h);
     }

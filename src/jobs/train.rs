@@ -607,6 +607,7 @@ pub(crate) fn train_corpus(
             };
             selection = Some(Selection {
                 folds: 0,
+                groups: corpus.groups.len(),
                 held_out: held_count,
                 epochs: select_epochs,
                 trials: trials.into_iter().map(|(_, t, _)| t).collect(),
@@ -645,6 +646,7 @@ pub(crate) fn train_corpus(
                 trials,
                 chosen: best,
                 folds: SELECTION_FOLDS,
+                groups: corpus.groups.len(),
             });
         } else {
             selection_skipped = Some(format!(
@@ -1093,7 +1095,7 @@ fn featurize_into(
                     }
                 },
                 |pooled, (source, _)| {
-                    let split = SplitKeys::of(&corpus.root, source);
+                    let split = corpus.split_keys(source);
                     let pipelines = &mut pooled.pipelines;
                     let out = match source.read(configs[0].input_limits()) {
                         Ok(doc) => pipelines

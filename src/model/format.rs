@@ -207,8 +207,12 @@ pub struct Selection {
     /// 0 when the candidates were scored on the held-out fifth; otherwise the folds of the
     /// cross-validation that scored them on every document (a corpus too small to hold out
     /// a fifth of [`MIN_SELECTION_DOCUMENTS`](crate::jobs::train::MIN_SELECTION_DOCUMENTS)).
-    #[serde(default, skip_serializing_if = "no_folds")]
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
     pub folds: usize,
+    /// The sub-folders below the labels whose documents were held out together
+    /// ([`Groups`](crate::jobs::corpus::Groups)); 0 when the fifth was drawn file by file.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub groups: usize,
 }
 
 /// The chosen settings with lighter n-grams against them as chosen, on the held-out fifth.
@@ -237,10 +241,6 @@ impl NgramWeightTrial {
             self.accuracy_before
         )
     }
-}
-
-fn no_folds(n: &usize) -> bool {
-    *n == 0
 }
 
 /// The record of the label-frequency correction `train` chose ([`crate::learn::label_shift`]):
@@ -323,8 +323,12 @@ impl Selection {
                 "accuracy over {k} cross-validation folds (too few documents to hold out a fifth)"
             ),
         };
+        let groups = match self.groups {
+            0 => String::new(),
+            n => format!(" (the files of {n} sub-folders held out together)"),
+        };
         format!(
-            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents, against {}",
+            "chose {}{kept}: {on}{after} {:.4} (macro-F1 {:.4}) on {} documents{groups}, against {}",
             chosen.setting,
             chosen.accuracy,
             chosen.macro_f1,
@@ -906,6 +910,7 @@ mod tests {
             ],
             chosen: 1,
             folds: 0,
+            groups: 0,
         };
         assert!(
             selection.describe().starts_with(

@@ -152,6 +152,11 @@ impl Source {
         matches!(self.kind, Kind::MaildirMessage)
     }
 
+    /// Whether the document is a plain file (not a message of a mail store or a row).
+    pub fn is_plain_file(&self) -> bool {
+        matches!(self.kind, Kind::File)
+    }
+
     /// Whether the document is a whole file (a plain file or a Maildir message), which can be
     /// copied or moved as it is.
     pub fn is_whole_file(&self) -> bool {

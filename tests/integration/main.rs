@@ -24,6 +24,8 @@ mod delivery;
 mod feature_cache;
 #[cfg(feature = "cli")]
 mod filter;
+#[cfg(feature = "cli")]
+mod grouped_held_out;
 mod hash_collisions;
 #[cfg(feature = "cli")]
 mod label_shift;
