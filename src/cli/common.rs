@@ -280,8 +280,8 @@ pub struct FilterArgs {
     /// kind, which as one label would take documents from every real folder.
     #[arg(long, value_name = "NAME")]
     pub inbox_label: Option<String>,
-    /// Leave out the mail-store folders whose label matches this glob (repeatable, case
-    /// ignored), e.g. 'Trash', 'Sent*', 'Archive/*'.
+    /// Leave out the label folders, or the mail-store folders, whose label matches this glob
+    /// (repeatable, case ignored), e.g. 'Trash', 'Sent*', 'Archive/*', 'unsup'.
     #[arg(long, value_name = "GLOB")]
     pub skip_folder: Vec<String>,
 }

@@ -56,7 +56,8 @@ impl TokenizerArg {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TrainArgs {
-    /// Corpus root: DIR/<label>/**/<file>, one folder per label, or a mail store (Maildir,
+    /// Corpus root: DIR/<label>/**/<file>, one folder per label (the files of a sub-folder
+    /// below a label, such as a text's paragraphs, are held out together), or a mail store (Maildir,
     /// Maildir++, a directory of mbox files, MH) whose folders are the labels (see --layout);
     /// a folder of a file per label with a line per document (rt-polarity.pos,
     /// rt-polarity.neg); or one file of labelled rows: `__label__LABEL text` lines as fastText

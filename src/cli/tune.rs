@@ -34,7 +34,8 @@ itself holds the winner's.";
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct TuneArgs {
-    /// Training corpus: DIR/<label>/**/<file>, a mail store whose folders are the labels, a
+    /// Training corpus: DIR/<label>/**/<file> (the files of a sub-folder below a label are held
+    /// out together, in one fold), a mail store whose folders are the labels, a
     /// folder of a file per label with a line per document, or one file of labelled rows
     /// (`__label__LABEL text` lines, TREC's `COARSE:fine text`, .tsv, .csv, .jsonl).
     pub dir: PathBuf,

@@ -164,8 +164,9 @@ impl LabelledCorpus {
 /// file by file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Groups {
-    /// The sub-folders held out whole, relative to the corpus root with `/` between names.
-    folders: BTreeSet<String>,
+    /// The sub-folders held out whole: hashes of their paths relative to the corpus root
+    /// ([`folder_hash`]), a few bytes each however many a corpus has.
+    folders: BTreeSet<u64>,
     /// How many documents they hold.
     documents: usize,
     /// Sub-folders too large to be held out whole (more than a fifth of their label).
@@ -176,13 +177,14 @@ impl Groups {
     /// The groups of a folder-per-label corpus: every sub-folder below a label folder that
     /// holds two or more of the label's files and at most a fifth of them.
     pub fn of(root: &Path, files: &FileTable, labels: usize) -> Result<Groups> {
-        let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        let mut counts: std::collections::HashMap<u64, (usize, usize)> =
+            std::collections::HashMap::new();
         let mut per_label = vec![0usize; labels];
         for entry in files.iter() {
             let (source, label) = entry?;
             per_label[label] += 1;
             if let Some(folder) = sub_folder(root, &source) {
-                counts.entry(folder).or_insert((label, 0)).1 += 1;
+                counts.entry(folder_hash(&folder)).or_insert((label, 0)).1 += 1;
             }
         }
         let mut groups = Groups::default();
@@ -205,7 +207,7 @@ impl Groups {
         if self.folders.is_empty() {
             return None;
         }
-        sub_folder(root, source).filter(|f| self.folders.contains(f))
+        sub_folder(root, source).filter(|f| self.folders.contains(&folder_hash(f)))
     }
 
     /// No document is held out with others.
@@ -240,6 +242,14 @@ impl Groups {
         }
         Some(line)
     }
+}
+
+/// A sub-folder's path as [`Groups`] keeps it (two folders of one hash would be one group).
+fn folder_hash(folder: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::text::pipeline::hash::FrozenHasher::default();
+    h.write(folder.as_bytes());
+    h.finish()
 }
 
 /// The sub-folder below a label folder that holds a plain file, relative to the root
@@ -734,8 +744,13 @@ fn rows_hint(loose: &[PathBuf]) -> String {
     }
 }
 
-/// Reads `root/<label>/**/<file>`: every sub-folder is a label, every file a document, but for
-/// an mbox of two or more messages (compressed or not), whose messages are the documents.
+/// Folder names that datasets give their unlabelled documents (the IMDB corpus's `train/unsup`):
+/// read as a label, such a folder would be a label of every kind of document, often the largest.
+const UNLABELLED_FOLDERS: &[&str] = &["unsup", "unsupervised", "unlabeled", "unlabelled"];
+
+/// Reads `root/<label>/**/<file>`: every sub-folder is a label (but those `--skip-folder`
+/// leaves out and [`UNLABELLED_FOLDERS`]), every file a document, but for an mbox of two or
+/// more messages (compressed or not), whose messages are the documents.
 fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
@@ -761,6 +776,25 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
         }
     }
     label_dirs.sort();
+    let mut unlabelled = Vec::new();
+    label_dirs.retain(|(name, dir)| {
+        if !filter.accepts_folder(name) {
+            return false;
+        }
+        if UNLABELLED_FOLDERS
+            .iter()
+            .any(|u| u.eq_ignore_ascii_case(name))
+        {
+            unlabelled.push(dir.display().to_string());
+            return false;
+        }
+        true
+    });
+    for dir in unlabelled {
+        corpus.warnings.push(format!(
+            "{dir}: left out, its name says its documents have no label (as the IMDB corpus's train/unsup holds 50,000 reviews without a rating); rename the folder to read it as a label"
+        ));
+    }
     for (name, dir) in label_dirs {
         // Streamed into the list as the sorted walk finds them (a directory's names are held
         // while it is read), not gathered first.
@@ -929,11 +963,11 @@ mod tests {
         assert_eq!(groups.len(), 6);
         assert_eq!(groups.documents, 17);
         assert_eq!(groups.too_large, 1);
-        let folders: Vec<&str> = groups.folders.iter().map(String::as_str).collect();
-        assert_eq!(
-            folders,
-            ["a/text0", "a/text1", "a/text2", "a/text3", "a/text4", "b/x/deep"]
-        );
+        for folder in [
+            "a/text0", "a/text1", "a/text2", "a/text3", "a/text4", "b/x/deep",
+        ] {
+            assert!(groups.folders.contains(&folder_hash(folder)), "{folder}");
+        }
         let keys = |rel: &str| corpus.split_keys(&Source::file(root.join(rel)));
         assert_eq!(keys("a/text2/p0.txt"), SplitKeys::of_key("a/text2"));
         assert_eq!(keys("a/text2/p1.txt"), keys("a/text2/p2.txt"));
@@ -960,7 +994,9 @@ mod tests {
         let root = Path::new("/corpus");
         let mut groups = Groups::default();
         for t in 0..5_000 {
-            groups.folders.insert(format!("label/text{t}"));
+            groups
+                .folders
+                .insert(folder_hash(&format!("label/text{t}")));
         }
         let corpus = LabelledCorpus {
             root: root.to_path_buf(),

@@ -160,3 +160,21 @@ pub fn write_label(root: &Path, label: &str, texts: impl IntoIterator<Item = Str
         std::fs::write(dir.join(format!("{i:03}.txt")), text).unwrap();
     }
 }
+
+/// The labels of a model, as `inspect --format json` lists them.
+pub fn labels_of(model: &Path) -> Vec<String> {
+    let out = cwtext()
+        .args(["inspect", "--format", "json"])
+        .arg(model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    json["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect()
+}

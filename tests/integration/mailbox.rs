@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{self, cwtext, eval_json, stderr, stdout};
+use crate::common::{self, cwtext, eval_json, labels_of, stderr, stdout};
 
 /// The fixture mails, without their mbox `From ` line (a Maildir file has none).
 fn mails(folder: &str, prefix: &str, n: usize) -> Vec<Vec<u8>> {
@@ -57,23 +57,6 @@ fn dovecot_maildir(root: &Path) {
         b"3 V1 N4\n1 1000.M1P1.host\n",
     );
     write(&root.join("subscriptions"), b"Spam\nWork.Projects\n");
-}
-
-fn labels_of(model: &Path) -> Vec<String> {
-    let out = cwtext()
-        .args(["inspect", "--format", "json"])
-        .arg(model)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value =
-        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
-    json["labels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap().to_string())
-        .collect()
 }
 
 /// Issue 19: a Dovecot Maildir trained a one-label model called "cur", silently (the dot

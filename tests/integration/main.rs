@@ -19,6 +19,8 @@ mod compressed;
 #[cfg(feature = "cli")]
 mod corrections;
 #[cfg(feature = "cli")]
+mod dataset_layouts;
+#[cfg(feature = "cli")]
 mod delivery;
 #[cfg(feature = "cli")]
 mod feature_cache;
