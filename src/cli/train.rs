@@ -179,7 +179,8 @@ pub struct TrainArgs {
     /// Which parts of those fields: stable (the fields and parts that recur in later mail:
     /// Received's host names, not its dates, queue ids or addresses; no Date) or whole (every
     /// field, its whole value) [default: chosen for mail: stable, unless every field whole is
-    /// more accurate on the held-out fifth by more than a standard error; stable otherwise].
+    /// more accurate on the held-out fifth by more than three standard errors; stable
+    /// otherwise].
     #[arg(
         long,
         value_enum,

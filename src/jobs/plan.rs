@@ -86,7 +86,8 @@ pub struct TrainRequest {
     /// Every other header field of mail as features of its own (presence and words).
     pub header_fields: bool,
     /// Which of those fields and which of their parts; `None`: chosen for mail (the stable
-    /// rule, unless every field whole is clearly more accurate on the held-out fifth,
+    /// rule, unless every field whole is more accurate on the held-out fifth by three standard
+    /// errors,
     /// [`Choose::every_field`]), the stable rule otherwise.
     pub field_rule: Option<FieldRule>,
     /// An HTML page, and a mail's HTML part, read as its text
@@ -718,7 +719,7 @@ impl TrainPlan {
         self.settings.choose.every_field = every_field && length.is_mail();
         if self.settings.choose.every_field {
             notes(
-                format!("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when clearly more accurate on a held-out fifth of at least {} documents, since folders that are periods are told apart by what the stable rule leaves out", crate::jobs::train::MIN_SELECTION_DOCUMENTS),
+                format!("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least {} documents, since folders that are periods are told apart by what the stable rule leaves out", crate::jobs::train::MIN_SELECTION_DOCUMENTS),
             );
         }
     }

@@ -74,7 +74,8 @@ pub struct Choose {
     pub soft_rule: bool,
     /// Every header field whole beside the stable rule: the same candidates again with
     /// [`FieldRule::EveryFieldWhole`](crate::text::pipeline::config::FieldRule), taken only
-    /// when clearly more accurate than the best stable one on the held-out fifth. Set for mail
+    /// when more accurate than the best stable one on the held-out fifth by three standard
+    /// errors ([`crate::jobs::train::EVERY_FIELD_MARGIN`]). Set for mail
     /// only ([`crate::text::length::TextLength::is_mail`]).
     pub every_field: bool,
     /// The hash bits, by a rule on the corpus's words and labels

@@ -36,8 +36,8 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    featurize_cached, sample_text_length, trains_choice, TrainSettings, Trained, Trainer,
-    MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    featurize_cached, sample_text_length, trains_choice, Departure, TrainSettings, Trained,
+    Trainer, EVERY_FIELD_MARGIN, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS, SOFT_RULE_MARGIN,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -891,8 +891,14 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
         |t| &t.right,
         |i| choices[i].candidate.features.stopwords,
         &[
-            &|i| choices[i].candidate.learner.rule != base.learner.rule,
-            &|i| choices[i].candidate.features.fields != base.features.fields,
+            Departure {
+                is: &|i| choices[i].candidate.learner.rule != base.learner.rule,
+                margin: SOFT_RULE_MARGIN,
+            },
+            Departure {
+                is: &|i| choices[i].candidate.features.fields != base.features.fields,
+                margin: EVERY_FIELD_MARGIN,
+            },
         ],
     )
 }

@@ -298,7 +298,7 @@ impl Selection {
                     .max_by(|a, b| a.accuracy.total_cmp(&b.accuracy))
                     .expect("a more accurate trial");
                 if best.setting.ends_with(EVERY_FIELD_WHOLE) {
-                    " (every header field whole was more accurate, but not by a standard error)"
+                    " (every header field whole was more accurate, but not by three standard errors)"
                 } else {
                     " (the soft rule was more accurate, but not by a standard error)"
                 }
@@ -935,7 +935,7 @@ mod tests {
         selection.chosen = 1;
         assert!(
             selection.describe().starts_with(
-                "chose stop words none, prior flat (every header field whole was more accurate, but not by a standard error): "
+                "chose stop words none, prior flat (every header field whole was more accurate, but not by three standard errors): "
             ),
             "{}",
             selection.describe()

@@ -517,10 +517,17 @@ fn folders_that_are_periods_take_every_header_field_whole() {
     };
     for (i, mail) in all.iter().enumerate() {
         for year in [2023, 2024] {
-            // Two copies for training (320 messages: a held-out fifth of about 64), one to
+            // Four copies for training (640 messages: a held-out fifth of about 128, enough
+            // for the whole fields to lead by the three standard errors they must), one to
             // test, each relayed on a day of its own.
-            for (root, copy) in [(&train_dir, 0), (&train_dir, 1), (&test_dir, 2)] {
-                let mut bytes = relayed(year, 1 + (i + 7 * copy) % 28, 3 * i + copy).into_bytes();
+            for (root, copy) in [
+                (&train_dir, 0),
+                (&train_dir, 1),
+                (&train_dir, 2),
+                (&train_dir, 3),
+                (&test_dir, 4),
+            ] {
+                let mut bytes = relayed(year, 1 + (i + 7 * copy) % 28, 5 * i + copy).into_bytes();
                 bytes.extend_from_slice(mail);
                 write(
                     &root.join(year.to_string()).join(format!("{i}-{copy}.eml")),
@@ -539,7 +546,7 @@ fn folders_that_are_periods_take_every_header_field_whole() {
 
     let (whole, err) = accuracy(&[]);
     assert!(
-        err.contains("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when clearly more accurate on a held-out fifth of at least 50 documents"),
+        err.contains("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least 50 documents"),
         "{err}"
     );
     let chose = err.lines().find(|l| l.starts_with("chose ")).unwrap();
@@ -547,7 +554,8 @@ fn folders_that_are_periods_take_every_header_field_whole() {
         chose.starts_with("chose stop words ") && chose.contains(", every header field whole: "),
         "{chose}"
     );
-    assert_eq!(whole, 1.0, "{err}");
+    // One of the 160 test messages may go astray (its copy's day); the stable rule gets 0.5.
+    assert!(whole >= 0.99, "{whole}: {err}");
     let shown = stdout(&cwtext().arg("inspect").arg(&model).output().unwrap());
     assert!(shown.contains(", every header field whole"), "{shown}");
     assert!(
@@ -558,7 +566,7 @@ fn folders_that_are_periods_take_every_header_field_whole() {
     let (stable, err) = accuracy(&["--field-rule", "stable"]);
     assert!(!err.contains("every header field whole"), "{err}");
     assert_eq!(stable, 0.5, "{err}");
-    assert_eq!(accuracy(&["--field-rule", "whole"]).0, 1.0);
+    assert!(accuracy(&["--field-rule", "whole"]).0 >= 0.99);
 
     // The same messages in folders by list, each relayed in both years alike: the moment
     // tells nothing, the stable rule reads the List-Id, and it is kept.
