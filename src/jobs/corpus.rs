@@ -154,9 +154,11 @@ impl LabelledCorpus {
 /// names and subject, a thread's quoted lines. Held out file by file, the fifth then scores
 /// documents whose group-mates were trained on, which the documents to be classified later
 /// are not: on the Brown Corpus' paragraphs by genre, held out by paragraph, the fifth gave
-/// 0.70 where paragraphs of texts not seen gave 0.36, so the probabilities were fitted to be
-/// sure (ECE 0.215 on the unseen texts) and the choices made for memorising
-/// (`benches/results/grouped-held-out-2026-11-28.md`).
+/// 0.67 where paragraphs of texts not seen gave 0.34 (five splits by text), so the
+/// probabilities were fitted to be sure (ECE 0.25 on the unseen texts, 0.045 held out by text)
+/// and the choices made for memorising (`benches/results/grouped-held-out-2026-11-28.md`).
+/// Mail threads are not grouped: held out together they did worse on later mail (the same
+/// file).
 ///
 /// A sub-folder holding more than a fifth of its label's documents (a year of a label's mail,
 /// `label/2024/`) is split by file as before: held out whole it would leave its label without
