@@ -756,6 +756,8 @@ const UNLABELLED_FOLDERS: &[&str] = &["unsup", "unsupervised", "unlabeled", "unl
 fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     let entries = std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut label_dirs = Vec::new();
+    // Whether any file is in a sub-folder below its label ([`Groups`]).
+    let mut nested = false;
     let mut loose = Vec::new();
     let mut corpus = LabelledCorpus {
         root: root.to_path_buf(),
@@ -821,6 +823,7 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
             for (sources, warnings) in documents {
                 mbox_warnings.extend(warnings);
                 for source in sources {
+                    nested = nested || sub_folder(root, &source).is_some();
                     if let Err(e) = files.push(source, index) {
                         failed = Some(e);
                         return false;
@@ -853,7 +856,11 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
             ),
         });
     }
-    corpus.groups = Groups::of(&corpus.root, &corpus.files, corpus.labels.len())?;
+    // A second pass over the list only when some file is in a sub-folder: a flat corpus (the
+    // usual one) has no groups, and `eval`, `learn` and `label` read it without the pass.
+    if nested {
+        corpus.groups = Groups::of(&corpus.root, &corpus.files, corpus.labels.len())?;
+    }
     Ok(corpus)
 }
 

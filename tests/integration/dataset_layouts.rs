@@ -25,6 +25,18 @@ fn imdb_like(root: &Path) {
     }
 }
 
+/// `train [EXTRA…] -o MODEL CORPUS`.
+fn train(corpus: &Path, model: &Path, extra: &[&str]) -> std::process::Output {
+    cwtext()
+        .arg("train")
+        .args(extra)
+        .arg("-o")
+        .arg(model)
+        .arg(corpus)
+        .output()
+        .unwrap()
+}
+
 /// Before, `unsup` became a third label, the largest of IMDB's three, and `--skip-folder`
 /// was ignored outside mail stores.
 #[test]
@@ -33,12 +45,7 @@ fn an_imdb_layout_trains_pos_and_neg_not_its_unrated_reviews() {
     let corpus = dir.path().join("train");
     imdb_like(&corpus);
     let model = dir.path().join("m.cwm");
-    let out = cwtext()
-        .args(["train", "-o"])
-        .arg(&model)
-        .arg(&corpus)
-        .output()
-        .unwrap();
+    let out = train(&corpus, &model, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(labels_of(&model), ["neg", "pos"]);
     assert!(
@@ -54,22 +61,16 @@ fn an_imdb_layout_trains_pos_and_neg_not_its_unrated_reviews() {
     assert_eq!(report["documents"], 60, "{report}");
 
     // --skip-folder leaves label folders out too, case ignored: one label is left.
-    let out = cwtext()
-        .args(["train", "--skip-folder", "NEG", "-o"])
-        .arg(dir.path().join("one.cwm"))
-        .arg(&corpus)
-        .output()
-        .unwrap();
+    let out = train(
+        &corpus,
+        &dir.path().join("one.cwm"),
+        &["--skip-folder", "NEG"],
+    );
     assert_refused(&out, "found 1 label(s), \"pos\" (30 documents)");
 
     // Renamed, the folder is a label like any other.
     std::fs::rename(corpus.join("unsup"), corpus.join("unrated")).unwrap();
-    let out = cwtext()
-        .args(["train", "-o"])
-        .arg(&model)
-        .arg(&corpus)
-        .output()
-        .unwrap();
+    let out = train(&corpus, &model, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(labels_of(&model), ["neg", "pos", "unrated"]);
 }
