@@ -719,7 +719,7 @@ impl TrainPlan {
         self.settings.choose.every_field = every_field && length.is_mail();
         if self.settings.choose.every_field {
             notes(
-                format!("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least {} documents, since folders that are periods are told apart by what the stable rule leaves out", crate::jobs::train::MIN_SELECTION_DOCUMENTS),
+                format!("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least {} documents (over {} cross-validation folds after the run's epochs when fewer are held out), since folders that are periods are told apart by what the stable rule leaves out", crate::jobs::train::MIN_SELECTION_DOCUMENTS, crate::jobs::train::SELECTION_FOLDS),
             );
         }
     }

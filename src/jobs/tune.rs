@@ -36,8 +36,8 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    featurize_cached, sample_text_length, trains_choice, Departure, TrainSettings, Trained,
-    Trainer, EVERY_FIELD_MARGIN, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS, SOFT_RULE_MARGIN,
+    cross_validates_field_rules, featurize_cached, sample_text_length, with_trains_departures,
+    TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -729,7 +729,13 @@ fn search(
         forget_unneeded_answers(&mut trials, first_count);
     }
     let pick = if chooses_by_folds(sizes.1, sizes.0 + sizes.1) && first_count >= 2 {
-        trains_cross_validated_pick(&cache, base, corpus.labels.len(), &trials[..first_count])?
+        trains_cross_validated_pick(
+            &cache,
+            base,
+            corpus.labels.len(),
+            &trials[..first_count],
+            text_length,
+        )?
     } else {
         trains_pick(&trials, first_count, sizes.1)
     };
@@ -884,41 +890,49 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
     // Train's own rule, with the same departures from its base (the soft rule, every header
     // field whole); a trial's answers are its best epoch's, where train compares after
     // [`SELECTION_EPOCHS`]: the same documents, a model of that many epochs or more.
+    trains_rule(choices, choices, |t| t.selection_accuracy, |t| &t.right)
+}
+
+/// Train's rule ([`trains_choice`]) among its `choices`, with the same departures from its base
+/// (the soft rule, every header field whole); `items[i]` is choice i's result.
+fn trains_rule<T>(
+    choices: &[Trial],
+    items: &[T],
+    accuracy: impl Fn(&T) -> f64,
+    right: impl Fn(&T) -> &[bool],
+) -> usize {
     let base = &choices[0].candidate;
-    trains_choice(
-        choices,
-        |t| t.selection_accuracy,
-        |t| &t.right,
+    with_trains_departures(
+        items,
+        accuracy,
+        right,
         |i| choices[i].candidate.features.stopwords,
-        &[
-            Departure {
-                is: &|i| choices[i].candidate.learner.rule != base.learner.rule,
-                margin: SOFT_RULE_MARGIN,
-            },
-            Departure {
-                is: &|i| choices[i].candidate.features.fields != base.features.fields,
-                margin: EVERY_FIELD_MARGIN,
-            },
-        ],
+        &|i| choices[i].candidate.learner.rule != base.learner.rule,
+        &|i| choices[i].candidate.features.fields != base.features.fields,
     )
 }
 
-/// What plain `train` picks on a corpus too small to hold out [`MIN_SELECTION_DOCUMENTS`]: the
-/// stop words of its choices at the base prior, cross-validated as `train` does
-/// ([`cross_validated_choice`]); an index into `choices`.
+/// What plain `train` picks on a corpus too small to hold out [`MIN_SELECTION_DOCUMENTS`],
+/// cross-validated as `train` does ([`cross_validated_choice`]), at the base prior: for mail
+/// the stop words and the header fields' rules, trained for train's epochs and chosen by
+/// train's rule ([`cross_validates_field_rules`]); otherwise the stop words, after
+/// [`SELECTION_EPOCHS`], the most accurate. An index into `choices`.
 fn trains_cross_validated_pick(
     cache: &HashMap<FeatureChoice, Featurised>,
     base: &TrainSettings,
     labels: usize,
     choices: &[Trial],
+    text_length: Option<TextLength>,
 ) -> Result<usize> {
+    let mail = cross_validates_field_rules(text_length);
     let first = &choices[0].candidate.learner;
     let at_base: Vec<usize> = (0..choices.len())
         .filter(|&i| {
             let learner = &choices[i].candidate.learner;
             learner.prior == first.prior
                 && learner.rule == first.rule
-                && choices[i].candidate.features.fields == choices[0].candidate.features.fields
+                && (mail
+                    || choices[i].candidate.features.fields == choices[0].candidate.features.fields)
         })
         .collect();
     let which = at_base
@@ -933,9 +947,20 @@ fn trains_cross_validated_pick(
             Ok((settings, &cache[&c.features], String::new()))
         })
         .collect::<Result<Vec<_>>>()?;
-    let epochs = SELECTION_EPOCHS.min(trains_epochs(base));
-    let (_, best, _) = cross_validated_choice(&which, labels, epochs, None)?;
-    Ok(at_base[best])
+    let epochs = if mail {
+        trains_epochs(base)
+    } else {
+        SELECTION_EPOCHS.min(trains_epochs(base))
+    };
+    let scores = cross_validated_choice(&which, labels, epochs, None)?;
+    if mail {
+        let items: Vec<(f64, Vec<bool>)> = (scores.trials.iter().map(|t| t.accuracy))
+            .zip(scores.right)
+            .collect();
+        let among: Vec<Trial> = at_base.iter().map(|&i| choices[i].clone()).collect();
+        return Ok(at_base[trains_rule(&among, &items, |t| t.0, |t| &t.1)]);
+    }
+    Ok(at_base[scores.best])
 }
 
 /// The [`CHALLENGERS`] most accurate trials on the held-out fifth that are more accurate than

@@ -490,12 +490,132 @@ fn folders_told_apart_by_a_header_field_alone_are_learned() {
         report["accuracy"].as_f64().unwrap()
     };
     // With the flat prior every test mail is right. With the idf prior (train's base, kept on
-    // these 24 held-out mails, too few to choose on) the List-Id, in half of all mail, starts
-    // surer than the bodies' rarer words, which both folders share and which therefore cannot
-    // settle: 2 of the 40 stay wrong after the 5 epochs, against 20 without the fields.
+    // these 24 held-out mails, too few to choose the prior on) the List-Id, in half of all
+    // mail, starts surer than the bodies' rarer words, which both folders share and which
+    // therefore cannot settle: 2 to 4 of the 40 stay wrong after the 5 epochs, against 20
+    // without the fields. (Which of the two, is the stop words': cross-validated on copies that
+    // differ in their List-Id alone, every candidate is right on 8 to 11% of the folds'
+    // mail, and the list and none are a coin toss.)
     assert_eq!(accuracy(&["--prior", "flat"]), 1.0);
-    assert!(accuracy(&[]) >= 0.95);
+    assert!(accuracy(&[]) >= 0.9);
     assert_eq!(accuracy(&["--no-header-fields"]), 0.5);
+}
+
+/// A user's `2023` and `2024` archives of 40 ham and 40 spam fixture mails each, the same
+/// messages in both, told apart only by the year their three relays stamped on them: one copy
+/// of each to train (160 messages, a held-out fifth of 32) and one to test.
+fn small_period_archives(train_dir: &Path, test_dir: &Path) {
+    let mut all = mails("ham", "", 40);
+    all.extend(mails("spam", "", 40));
+    for (i, mail) in all.iter().enumerate() {
+        for year in [2023, 2024] {
+            for (root, copy) in [(train_dir, 0), (test_dir, 1)] {
+                let day = 1 + (i + 7 * copy) % 28;
+                let mut bytes: Vec<u8> = (0..3)
+                    .flat_map(|hop| {
+                        format!(
+                            "Received: from hop{hop}.example.org by hop{}.example.org with ESMTP id Q{:05}{hop}; {day} Mar {year} 10:0{hop}:00 +0000\n",
+                            hop + 1,
+                            2 * i + copy
+                        )
+                        .into_bytes()
+                    })
+                    .collect();
+                bytes.extend_from_slice(mail);
+                write(
+                    &root.join(year.to_string()).join(format!("{i}-{copy}.eml")),
+                    &bytes,
+                );
+            }
+        }
+    }
+}
+
+/// `tune` with a budget of train's eight choices on mail too small to hold out 50 documents:
+/// its copy of train's pick cross-validates them as `train` does (the stop words and the
+/// header fields' rules at the base prior, for the run's epochs, train's rule), so that pick,
+/// trained, is train's model. (Whether a challenger then beats it is tune's own business.)
+#[test]
+fn tune_keeps_trains_pick_on_small_mail() {
+    use cwtext::progress::NoProgress;
+    let dir = tempfile::tempdir().unwrap();
+    let (train_dir, test_dir) = (dir.path().join("train"), dir.path().join("test"));
+    small_period_archives(&train_dir, &test_dir);
+    let corpus = cwtext::jobs::corpus::scan_labelled(
+        &train_dir,
+        &cwtext::jobs::corpus::FileFilter::default(),
+    )
+    .unwrap();
+    let plain = cwtext::jobs::plan::TrainRequest::default()
+        .plan()
+        .unwrap()
+        .train(&corpus, None, &NoProgress, &mut |_| {})
+        .unwrap()
+        .trained;
+    let selection = plain.model.header.selection.clone().unwrap();
+    assert_eq!((selection.folds, selection.epochs), (5, 5));
+    assert_eq!(selection.trials.len(), 4, "{}", selection.describe());
+    let tune = cwtext::jobs::tune::TuneRequest {
+        budget: 8,
+        ..Default::default()
+    }
+    .plan()
+    .unwrap();
+    let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
+    let pick = search
+        .cross_validated
+        .first()
+        .map_or(search.best, |c| c.trial);
+    assert!(pick < 8);
+    let kept = cwtext::jobs::tune::Search {
+        best: pick,
+        epochs: 5,
+        cross_validated: Vec::new(),
+        ..search
+    };
+    let tuned = tune.train_winner(&corpus, &kept, &NoProgress).unwrap();
+    assert_eq!(tuned.model.header.pipeline, plain.model.header.pipeline);
+    assert_eq!(tuned.model.learner, plain.model.learner);
+}
+
+/// The same archives as in [`folders_that_are_periods_take_every_header_field_whole`], but a
+/// user's first few dozen messages of each: a held-out fifth of 32 is too few to choose on, so
+/// `train` cross-validates, and on mail the header fields' rules too (the stable one and every
+/// field whole, at the base prior), each trained for the run's epochs (after one epoch the
+/// whole fields' lead has not yet appeared). Before, the stable rule was kept and half of the
+/// test mail was wrong.
+#[test]
+fn few_messages_in_folders_that_are_periods_still_take_every_header_field_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let (train_dir, test_dir) = (dir.path().join("train"), dir.path().join("test"));
+    small_period_archives(&train_dir, &test_dir);
+    let model = dir.path().join("m.cwm");
+    let (_, err) = train(train_dir.to_str().unwrap(), &[], &model);
+    let chose = err.lines().find(|l| l.starts_with("chose ")).unwrap();
+    let (what, how) = chose.split_once(": accuracy over ").unwrap();
+    assert!(what.contains("every header field whole"), "{chose}");
+    assert!(
+        how.starts_with(
+            "5 cross-validation folds (too few documents to hold out a fifth) after 5 epochs "
+        ),
+        "{chose}"
+    );
+    // The four candidates at the base prior are in the line: the field rule was chosen too.
+    assert_eq!(chose.matches("stop words ").count(), 4, "{chose}");
+    assert_eq!(chose.matches("prior idf").count(), 4, "{chose}");
+    // One training copy a year: 139 of the 160 test messages are right on this fixture (the
+    // stable rule: 80, every copy in one folder).
+    let report = eval_json(&model, &test_dir, &[]);
+    assert_eq!(report["documents"], 160);
+    assert!(
+        report["accuracy"].as_f64().unwrap() >= 0.8,
+        "{report}: {err}"
+    );
+    let shown = stdout(&cwtext().arg("inspect").arg(&model).output().unwrap());
+    assert!(
+        shown.contains("\"field_rule\":\"every_field_whole\""),
+        "{shown}"
+    );
 }
 
 /// Folders that are periods (a user's `2023` and `2024` archives): the same messages in both,
@@ -546,7 +666,7 @@ fn folders_that_are_periods_take_every_header_field_whole() {
 
     let (whole, err) = accuracy(&[]);
     assert!(
-        err.contains("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least 50 documents"),
+        err.contains("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least 50 documents (over 5 cross-validation folds after the run's epochs when fewer are held out)"),
         "{err}"
     );
     let chose = err.lines().find(|l| l.starts_with("chose ")).unwrap();
