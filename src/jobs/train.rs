@@ -684,8 +684,16 @@ pub(crate) fn train_corpus(
                 groups: corpus.groups.len(),
             });
         } else {
+            // Under MIN_SELECTION_DOCUMENTS in all, not even cross-validation can choose; above,
+            // the held-out fifth is what is short (the candidates cross-validation does not try).
+            let documents = held_count + kept_count;
+            let short = if documents < MIN_SELECTION_DOCUMENTS {
+                format!("{documents} documents")
+            } else {
+                format!("{held_count} held out")
+            };
             selection_skipped = Some(format!(
-                "kept {}: too few documents to choose settings on ({held_count} held out, at least {MIN_SELECTION_DOCUMENTS} needed)",
+                "kept {}: too few documents to choose settings on ({short}, at least {MIN_SELECTION_DOCUMENTS} needed)",
                 candidates[0].name
             ));
         }
