@@ -516,13 +516,8 @@ pub(crate) fn train_corpus(
     // this way lost anything (`benches/results/small-corpora-2026-11-27.md`). Mail
     // cross-validates its header fields' rules too ([`cross_validates_field_rules`]).
     let mail = cross_validates_field_rules(settings.text_length);
-    let stop_word_choices: Vec<usize> = (0..candidates.len())
-        .filter(|&i| {
-            candidates[i].learner.prior == candidates[0].learner.prior
-                && candidates[i].learner.rule == candidates[0].learner.rule
-                && (mail || candidates[i].pipeline.field_rule == candidates[0].pipeline.field_rule)
-        })
-        .collect();
+    let candidate_settings: Vec<TrainSettings> = candidates.iter().map(settings_of).collect();
+    let stop_word_choices = small_corpus_candidates(&candidate_settings, mail);
     let cross_validate = !sharded
         && stop_word_choices.len() > 1
         && chooses_by_folds(held_count, held_count + kept_count);
@@ -538,7 +533,6 @@ pub(crate) fn train_corpus(
     } else {
         SELECTION_EPOCHS.min(settings.epochs)
     };
-    let cross_validation_epochs = if mail { settings.epochs } else { select_epochs };
     let train_kept = |c: &Candidate, kept: &Part, epochs: usize| -> Result<Partial> {
         let s = settings_of(c);
         if sharded {
@@ -652,27 +646,18 @@ pub(crate) fn train_corpus(
                 .iter()
                 .map(|&i| {
                     let c = &candidates[i];
-                    (settings_of(c), examples_of(c), c.name.clone())
+                    (
+                        candidate_settings[i].clone(),
+                        examples_of(c),
+                        c.name.clone(),
+                    )
                 })
                 .collect();
+            let (scores, best, cross_validation_epochs) =
+                small_corpus_pick(&which, mail, labels.len(), settings.epochs, start)?;
             let FoldScores {
-                trials,
-                best,
-                validated,
-                right,
-            } = cross_validated_choice(&which, labels.len(), cross_validation_epochs, start)?;
-            // Mail: its field rules too, chosen by train's rule (whole fields by a margin).
-            let best = if mail {
-                let items: Vec<(f64, Vec<bool>)> =
-                    trials.iter().map(|t| t.accuracy).zip(right).collect();
-                let chosen_among: Vec<Candidate> = stop_word_choices
-                    .iter()
-                    .map(|&i| candidates[i].clone())
-                    .collect();
-                choose_as_train(&chosen_among, &items, |t| t.0, |t| &t.1)
-            } else {
-                best
-            };
+                trials, validated, ..
+            } = scores;
             passes += stop_word_choices.len() * SELECTION_FOLDS * cross_validation_epochs;
             chosen = stop_word_choices[best];
             selection = Some(Selection {
@@ -1089,6 +1074,60 @@ fn choose_as_train<T>(
         &|i| candidates[i].learner.rule != base.learner.rule,
         &|i| candidates[i].pipeline.field_rule != base.pipeline.field_rule,
     )
+}
+
+/// The candidates (indices, the base first) that a corpus too small to hold out
+/// [`MIN_SELECTION_DOCUMENTS`] cross-validates: those at the base's prior and rule, and for
+/// mail ([`cross_validates_field_rules`]) with either header-field rule, otherwise at the
+/// base's. For `train` and for `tune`'s copy of its pick.
+pub(crate) fn small_corpus_candidates(settings: &[TrainSettings], mail: bool) -> Vec<usize> {
+    let base = &settings[0];
+    (0..settings.len())
+        .filter(|&i| {
+            let s = &settings[i];
+            s.learner.prior == base.learner.prior
+                && s.learner.rule == base.learner.rule
+                && (mail || s.pipeline.field_rule == base.pipeline.field_rule)
+        })
+        .collect()
+}
+
+/// `train`'s pick among `which` ([`small_corpus_candidates`], the base first) on a corpus too
+/// small to hold out [`MIN_SELECTION_DOCUMENTS`], by [`cross_validated_choice`]: for mail
+/// each trained for `run_epochs` and chosen by train's rule (every field whole by its margin,
+/// [`with_trains_departures`]), otherwise after [`SELECTION_EPOCHS`], the most accurate.
+/// Returns the scores, the index into `which` and the epochs. For `train` and for `tune`'s
+/// copy of its pick.
+pub(crate) fn small_corpus_pick<S: ExampleSource + Sync + ?Sized>(
+    which: &[(TrainSettings, &S, String)],
+    mail: bool,
+    labels: usize,
+    run_epochs: usize,
+    start: Option<&Model>,
+) -> Result<(FoldScores, usize, usize)> {
+    let epochs = if mail {
+        run_epochs
+    } else {
+        SELECTION_EPOCHS.min(run_epochs)
+    };
+    let scores = cross_validated_choice(which, labels, epochs, start)?;
+    let chosen = if mail {
+        let base = &which[0].0;
+        let items: Vec<(f64, &[bool])> = (scores.trials.iter().map(|t| t.accuracy))
+            .zip(scores.right.iter().map(Vec::as_slice))
+            .collect();
+        with_trains_departures(
+            &items,
+            |t| t.0,
+            |t| t.1,
+            |i| which[i].0.pipeline.has_stop_words(),
+            &|i| which[i].0.learner.rule != base.learner.rule,
+            &|i| which[i].0.pipeline.field_rule != base.pipeline.field_rule,
+        )
+    } else {
+        scores.best
+    };
+    Ok((scores, chosen, epochs))
 }
 
 /// [`trains_choice`] with `train`'s two departures from its base: another rule (the soft rule)

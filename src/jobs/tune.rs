@@ -35,9 +35,10 @@ use crate::jobs::examples::{for_each, Example, ExampleSource, Subset};
 use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
-    base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validated_choice,
-    cross_validates_field_rules, featurize_cached, sample_text_length, with_trains_departures,
-    TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS, SELECTION_EPOCHS,
+    base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validates_field_rules,
+    featurize_cached, sample_text_length, small_corpus_candidates, small_corpus_pick,
+    with_trains_departures, TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS,
+    SELECTION_EPOCHS,
 };
 use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
@@ -890,22 +891,11 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
     // Train's own rule, with the same departures from its base (the soft rule, every header
     // field whole); a trial's answers are its best epoch's, where train compares after
     // [`SELECTION_EPOCHS`]: the same documents, a model of that many epochs or more.
-    trains_rule(choices, choices, |t| t.selection_accuracy, |t| &t.right)
-}
-
-/// Train's rule ([`trains_choice`]) among its `choices`, with the same departures from its base
-/// (the soft rule, every header field whole); `items[i]` is choice i's result.
-fn trains_rule<T>(
-    choices: &[Trial],
-    items: &[T],
-    accuracy: impl Fn(&T) -> f64,
-    right: impl Fn(&T) -> &[bool],
-) -> usize {
     let base = &choices[0].candidate;
     with_trains_departures(
-        items,
-        accuracy,
-        right,
+        choices,
+        |t| t.selection_accuracy,
+        |t| &t.right,
         |i| choices[i].candidate.features.stopwords,
         &|i| choices[i].candidate.learner.rule != base.learner.rule,
         &|i| choices[i].candidate.features.fields != base.features.fields,
@@ -913,10 +903,8 @@ fn trains_rule<T>(
 }
 
 /// What plain `train` picks on a corpus too small to hold out [`MIN_SELECTION_DOCUMENTS`],
-/// cross-validated as `train` does ([`cross_validated_choice`]), at the base prior: for mail
-/// the stop words and the header fields' rules, trained for train's epochs and chosen by
-/// train's rule ([`cross_validates_field_rules`]); otherwise the stop words, after
-/// [`SELECTION_EPOCHS`], the most accurate. An index into `choices`.
+/// by train's own cross-validation ([`small_corpus_candidates`], [`small_corpus_pick`]): an
+/// index into `choices`.
 fn trains_cross_validated_pick(
     cache: &HashMap<FeatureChoice, Featurised>,
     base: &TrainSettings,
@@ -924,43 +912,27 @@ fn trains_cross_validated_pick(
     choices: &[Trial],
     text_length: Option<TextLength>,
 ) -> Result<usize> {
-    let mail = cross_validates_field_rules(text_length);
-    let first = &choices[0].candidate.learner;
-    let at_base: Vec<usize> = (0..choices.len())
-        .filter(|&i| {
-            let learner = &choices[i].candidate.learner;
-            learner.prior == first.prior
-                && learner.rule == first.rule
-                && (mail
-                    || choices[i].candidate.features.fields == choices[0].candidate.features.fields)
-        })
-        .collect();
-    let which = at_base
+    let settings = choices
         .iter()
-        .map(|&i| {
-            let c = &choices[i].candidate;
-            let settings = TrainSettings {
-                pipeline: c.pipeline(&base.pipeline)?,
-                learner: c.learner.clone(),
+        .map(|t| {
+            Ok(TrainSettings {
+                pipeline: t.candidate.pipeline(&base.pipeline)?,
+                learner: t.candidate.learner.clone(),
                 ..base.clone()
-            };
-            Ok((settings, &cache[&c.features], String::new()))
+            })
         })
         .collect::<Result<Vec<_>>>()?;
-    let epochs = if mail {
-        trains_epochs(base)
-    } else {
-        SELECTION_EPOCHS.min(trains_epochs(base))
-    };
-    let scores = cross_validated_choice(&which, labels, epochs, None)?;
-    if mail {
-        let items: Vec<(f64, Vec<bool>)> = (scores.trials.iter().map(|t| t.accuracy))
-            .zip(scores.right)
-            .collect();
-        let among: Vec<Trial> = at_base.iter().map(|&i| choices[i].clone()).collect();
-        return Ok(at_base[trains_rule(&among, &items, |t| t.0, |t| &t.1)]);
-    }
-    Ok(at_base[scores.best])
+    let mail = cross_validates_field_rules(text_length);
+    let at = small_corpus_candidates(&settings, mail);
+    let which: Vec<_> = at
+        .iter()
+        .map(|&i| {
+            let features = &choices[i].candidate.features;
+            (settings[i].clone(), &cache[features], String::new())
+        })
+        .collect();
+    let (_, chosen, _) = small_corpus_pick(&which, mail, labels, trains_epochs(base), None)?;
+    Ok(at[chosen])
 }
 
 /// The [`CHALLENGERS`] most accurate trials on the held-out fifth that are more accurate than
