@@ -721,11 +721,6 @@ impl TrainPlan {
             notes(
                 format!("header fields by the stable rule (the fields and parts that recur in later mail), and each setting also with every field whole (dates, queue ids and relays' addresses too), taken only when more accurate by three standard errors on a held-out fifth of at least {} documents (over {} cross-validation folds after the run's epochs when fewer are held out), since folders that are periods are told apart by what the stable rule leaves out", crate::jobs::train::MIN_SELECTION_DOCUMENTS, crate::jobs::train::SELECTION_FOLDS),
             );
-            if crate::jobs::train::cross_validates_without_fields(corpus, &self.settings) {
-                notes(
-                    "too few messages to hold out a fifth of 50: the stop-word treatments are also cross-validated without the header fields, which a few dozen messages a label give mostly as words of one or two messages (relays, ids, mailers) that a model then leans on instead of the body".to_string(),
-                );
-            }
         }
     }
 

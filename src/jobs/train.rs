@@ -19,7 +19,7 @@ pub use crate::jobs::feature_cache::{CacheReport, CacheSettings};
 use crate::jobs::feature_cache::{CacheWriter, DiskCache, Featurised, Store};
 use crate::learn::learner::{CwConfig, DiagonalLearner, Learner, RuleKind, WeightPrior};
 use crate::learn::tally::Score;
-use crate::model::format::{EVERY_FIELD_WHOLE, NO_HEADER_FIELDS};
+use crate::model::format::EVERY_FIELD_WHOLE;
 use crate::model::{Model, NgramWeightTrial, Selection, SelectionTrial};
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::featurize_document;
@@ -87,14 +87,6 @@ impl TrainSettings {
     /// The combinations to choose from, the base settings first (only those when nothing is
     /// free).
     pub fn candidates(&self) -> Result<Vec<Candidate>> {
-        self.candidates_with(false)
-    }
-
-    /// [`TrainSettings::candidates`], and with `without_fields` (mail that chooses its header
-    /// fields' rule, [`Choose::every_field`], and is small enough to cross-validate:
-    /// [`cross_validates_without_fields`]) each stop-word treatment at the base prior once more
-    /// without the header fields, after the stable rule's candidates.
-    pub fn candidates_with(&self, without_fields: bool) -> Result<Vec<Candidate>> {
         let mut pipelines = vec![self.pipeline.clone()];
         if self.choose.stopwords {
             let mut other = self.pipeline.clone();
@@ -144,24 +136,6 @@ impl TrainSettings {
                     });
                 }
             }
-        }
-        if without_fields && self.choose.every_field {
-            // After the stable rule's, before every field whole's (which `tune`'s first trials
-            // then reach with a budget of 8).
-            let at = priors.len() * pipelines.len();
-            let without = pipelines.iter().map(|pipeline| Candidate {
-                name: format!(
-                    "stop words {}, prior {}{NO_HEADER_FIELDS}",
-                    list_name(pipeline),
-                    self.learner.prior.name()
-                ),
-                pipeline: PipelineConfig {
-                    header_fields: false,
-                    ..pipeline.clone()
-                },
-                learner: self.learner.clone(),
-            });
-            out.splice(at..at, without.collect::<Vec<_>>());
         }
         if self.choose.soft_rule {
             out.push(Candidate {
@@ -446,8 +420,7 @@ pub(crate) fn train_corpus(
     notes: &mut dyn FnMut(String),
 ) -> Result<Trained> {
     let started = std::time::Instant::now();
-    let without_fields = cross_validates_without_fields(corpus, settings);
-    let mut candidates = settings.candidates_with(without_fields)?;
+    let mut candidates = settings.candidates()?;
     let mut pipelines: Vec<PipelineConfig> = Vec::new();
     for c in &candidates {
         if !pipelines.contains(&c.pipeline) {
@@ -531,11 +504,6 @@ pub(crate) fn train_corpus(
     let held_count = parts[0].1.len();
     let kept_count = parts[0].0.len();
     let choose = candidates.len() > 1 && held_count >= MIN_SELECTION_DOCUMENTS && kept_count > 0;
-    if choose && without_fields {
-        // Files that could not be read left more held out than their names promised: the
-        // candidates without the header fields are for cross-validation only.
-        candidates.retain(|c| c.pipeline.header_fields);
-    }
     let calibrate = settings.calibrate && held_count >= MIN_CALIBRATION_DOCUMENTS && kept_count > 0;
     let parts_of = |c: &Candidate| &parts[pipeline_of(c)];
     let hidden = NoProgress;
@@ -1207,45 +1175,6 @@ pub(crate) fn with_trains_departures<T>(
 /// 0.25 of its posts instead of 0.7 or more), and on 13 corpora of other texts it cost up to 3
 /// points: with few documents the prior is most of the model
 /// (`benches/results/small-mail-2026-11-28.md`).
-/// Whether `train` also cross-validates mail without its header fields
-/// ([`TrainSettings::candidates_with`]): mail whose header fields' rule is chosen
-/// ([`Choose::every_field`]), unsharded, whose files leave fewer than
-/// [`MIN_SELECTION_DOCUMENTS`] in the held-out fifth and at least that many in all
-/// ([`chooses_by_folds`], counted on the file list before it is read), so that the candidates
-/// are cross-validated and chosen by train's rule (as any other: the most accurate, the base on
-/// a tie). With a few dozen messages a label the header fields are mostly features that one or
-/// two messages have (relays, ids, mailers), which the idf prior trusts most, and a model leans
-/// on them instead of the body. On 9 slices of 30 to 100 SpamAssassin messages a label (ham and
-/// spam at random, tested on the comparison's split) the choice took no fields on 5 and gained
-/// 0.8 points on the mean (largest loss 0.16); tested on each collection's newest quarter,
-/// +5.7 (up to 26); on the three kinds and the five collections, where the fields tell the
-/// folders apart, it kept them on 7 of 9 and 9 of 9
-/// (`benches/results/small-mail-later-2026-11-29.md`). Larger corpora do not try it: their
-/// held-out fifth took the same settings with these candidates as without them.
-pub(crate) fn cross_validates_without_fields(
-    corpus: &LabelledCorpus,
-    settings: &TrainSettings,
-) -> bool {
-    // Past this many files the held-out fifth holds hundreds (groups aside): not counted.
-    const MAX_FILES: usize = 20 * MIN_SELECTION_DOCUMENTS;
-    let files = corpus.files.len();
-    if !settings.choose.every_field
-        || settings.sharding.shards > 1
-        || !(MIN_SELECTION_DOCUMENTS..MAX_FILES).contains(&files)
-    {
-        return false;
-    }
-    let held = (0..files)
-        .filter(|&i| {
-            corpus
-                .files
-                .get(i)
-                .is_ok_and(|(source, _)| corpus.split_keys(&source).held_out)
-        })
-        .count();
-    chooses_by_folds(held, files)
-}
-
 pub(crate) fn cross_validates_field_rules(
     text_length: Option<crate::text::length::TextLength>,
 ) -> bool {

@@ -207,10 +207,6 @@ pub struct FeatureChoice {
     /// Which header fields of mail give features ([`FieldRule`]): the stable rule, or every
     /// field whole where `train` would try it too (mail, [`Choose::every_field`]).
     pub fields: FieldRule,
-    /// Whether mail's header fields give features at all: `false` only among train's own
-    /// choices on mail too small to hold out a fifth
-    /// ([`crate::jobs::train::cross_validates_without_fields`]).
-    pub header_fields: bool,
 }
 
 /// One point of the search space.
@@ -287,11 +283,7 @@ impl Candidate {
     /// `keep_every_word`, as `train` does on short texts,
     /// [`TextLength::keeps_every_word`](crate::text::length::TextLength::keeps_every_word)), a
     /// flat or an idf prior, at its η, with symbols, bigrams and log-tf values.
-    pub fn train_choices(
-        base: &TrainSettings,
-        keep_every_word: bool,
-        without_fields: bool,
-    ) -> Vec<Self> {
+    pub fn train_choices(base: &TrainSettings, keep_every_word: bool) -> Vec<Self> {
         let lists: &[bool] = if keep_every_word {
             &[false]
         } else {
@@ -305,7 +297,6 @@ impl Candidate {
             ngrams: 2,
             values: ValueKind::LogTf,
             fields,
-            header_fields: true,
         };
         // Mail also tries every header field whole, after the stable ones, as `train` does
         // (`Choose::every_field`).
@@ -330,19 +321,6 @@ impl Candidate {
                     })
             })
             .collect();
-        // Small mail also tries each list without the header fields at the base prior, after
-        // the stable rule's choices, as `train` does (`TrainSettings::candidates_with`).
-        if without_fields && base.choose.every_field {
-            let at = 2 * lists.len();
-            let without = lists.iter().map(|&stopwords| Candidate {
-                features: FeatureChoice {
-                    header_fields: false,
-                    ..features(stopwords, base.pipeline.field_rule)
-                },
-                learner: base.learner.clone(),
-            });
-            out.splice(at..at, without.collect::<Vec<_>>());
-        }
         // Short texts also try the soft rule, as `train` does (`Choose::soft_rule`).
         if keep_every_word && matches!(base.learner.rule, RuleKind::Stdev | RuleKind::Var) {
             out.push(Candidate {
@@ -404,7 +382,6 @@ impl Candidate {
                 } else {
                     base.pipeline.field_rule
                 },
-                header_fields: true,
             },
             learner: CwConfig {
                 rule,
@@ -454,7 +431,6 @@ impl Candidate {
         pipeline.char_ngrams = self.features.chars;
         pipeline.values.kind = self.features.values;
         pipeline.field_rule = self.features.fields;
-        pipeline.header_fields = base.header_fields && self.features.header_fields;
         Ok(pipeline)
     }
 
@@ -487,9 +463,7 @@ impl Candidate {
                 c.max,
                 c.weight()
             )),
-            if !f.header_fields {
-                " fields=none"
-            } else if f.fields == FieldRule::EveryFieldWhole {
+            if f.fields == FieldRule::EveryFieldWhole {
                 " fields=whole"
             } else {
                 ""
@@ -678,11 +652,7 @@ fn search(
         && text_length.is_some_and(|t| t.is_mail());
     let base = &base;
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
-    let first = Candidate::train_choices(
-        base,
-        text_length.is_some_and(|t| t.keeps_every_word()),
-        crate::jobs::train::cross_validates_without_fields(corpus, base),
-    );
+    let first = Candidate::train_choices(base, text_length.is_some_and(|t| t.keeps_every_word()));
     let first_count = first.len().min(budget);
     let random = budget.saturating_sub(first.len());
     let candidates: Vec<Candidate> = first
@@ -1162,7 +1132,7 @@ mod tests {
     fn trains_pick_keeps_every_word_on_a_tie_as_train_does() {
         let mut base = base();
         base.pipeline.symbols = true;
-        let first = Candidate::train_choices(&base, false, false);
+        let first = Candidate::train_choices(&base, false);
         assert!(first[0].features.stopwords && !first[1].features.stopwords);
         let trials: Vec<Trial> = first
             .into_iter()
@@ -1332,7 +1302,7 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&base, false, false)
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&base, false)
             .iter()
             .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.clone()))
             .collect();
@@ -1356,7 +1326,7 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&short, true, false)
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&short, true)
             .iter()
             .map(|c| (c.pipeline(&short.pipeline).unwrap(), c.learner.clone()))
             .collect();
@@ -1373,7 +1343,7 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&mail, false, false)
+        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&mail, false)
             .iter()
             .map(|c| (c.pipeline(&mail.pipeline).unwrap(), c.learner.clone()))
             .collect();
@@ -1384,27 +1354,6 @@ mod tests {
         for t in &train {
             assert!(tune.contains(t), "tune's first trials are train's choices");
         }
-        // Small mail: train cross-validates each list once more without the header fields,
-        // after the stable rule's four, and tune's first trials are the same, in the same order.
-        let train: Vec<(PipelineConfig, CwConfig)> = mail
-            .candidates_with(true)
-            .unwrap()
-            .into_iter()
-            .map(|c| (c.pipeline, c.learner))
-            .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&mail, false, true)
-            .iter()
-            .map(|c| (c.pipeline(&mail.pipeline).unwrap(), c.learner.clone()))
-            .collect();
-        assert_eq!(tune, train);
-        let fields: Vec<bool> = train.iter().map(|(p, _)| p.header_fields).collect();
-        assert_eq!(
-            fields,
-            [true, true, true, true, false, false, true, true, true, true]
-        );
-        assert_eq!(train[4].1, mail.learner);
-        assert_eq!(train[5].1, mail.learner);
-        assert_ne!(train[4].0.has_stop_words(), train[5].0.has_stop_words());
         let whole = |b: &TrainSettings, seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             (0..200)

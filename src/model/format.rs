@@ -266,10 +266,6 @@ impl LabelShift {
 /// (`crate::jobs::train::Choose::every_field`).
 pub const EVERY_FIELD_WHOLE: &str = ", every header field whole";
 
-/// How the name of a candidate without the header fields ends
-/// (`crate::jobs::train::cross_validates_without_fields`).
-pub const NO_HEADER_FIELDS: &str = ", no header fields";
-
 /// One candidate's score on the held-out fifth.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelectionTrial {

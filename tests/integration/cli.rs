@@ -1232,11 +1232,11 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 
-    // With seed 101 and 8 trials, a trial beats train's pick on the 17 held-out mail
+    // With seed 104 and 8 trials, a trial beats train's pick on the 17 held-out mail
     // fixtures; the pick and the challengers (at most two) are cross-validated and the winner is the one clearly
     // better across the 60 documents (the pick unless a challenger is). The seed is one that
     // reaches this path: most seeds find no trial ahead of the pick on so small a corpus.
-    let out = tune(&["--budget", "8", "--seed", "101"]);
+    let out = tune(&["--budget", "8", "--seed", "104"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -1266,12 +1266,11 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         assert!(fifth(c) > fifth(pick), "{text}");
     }
     // Train's pick here (17 held out, too few to choose on): mail cross-validates its stop
-    // words and header fields' rules, and each list without the header fields, at the base
-    // prior for its epochs (3, as --max-epochs caps them), and takes stop words none, prior
-    // idf, no header fields, trial 6, as plain `train --epochs 3` does.
+    // words and header fields' rules at the base prior for its epochs (3, as --max-epochs caps
+    // them), and takes stop words none, prior idf, trial 2, as plain `train --epochs 3` does.
     // The winner is at least as accurate across the folds as the pick; a winning challenger
     // was trained for the median of its folds' best epochs, the pick kept for train's epochs.
-    assert_eq!(pick["trial"].as_u64().unwrap(), 5, "{text}");
+    assert_eq!(pick["trial"].as_u64().unwrap(), 1, "{text}");
     let plain = cwtext()
         .args([
             "train",
@@ -1286,7 +1285,7 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
         .output()
         .unwrap();
     assert!(
-        stderr(&plain).contains("\nchose stop words none, prior idf, no header fields: "),
+        stderr(&plain).contains("\nchose stop words none, prior idf (every header field whole"),
         "{}",
         stderr(&plain)
     );
@@ -1347,11 +1346,7 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     }
     let winning = evidence.iter().filter(|e| e.2 > 1.0).count();
     // A challenger wins (the best is not the pick) exactly when its evidence is above 1.
-    assert_eq!(
-        best != pick["trial"].as_u64().unwrap(),
-        winning > 0,
-        "{text}"
-    );
+    assert_eq!(best != pick["trial"].as_u64().unwrap(), winning > 0, "{text}");
 
     let out = cwtext()
         .args(["tune", "mail", "--budget", "0", "-o"])
@@ -1936,19 +1931,14 @@ fn resume_continues_a_model_and_adds_labels() {
 
 #[test]
 fn merge_combines_shards_and_refuses_different_pipelines() {
-    // The stop words and the header fields' rule given: on these 60 mails `train`
-    // cross-validates them (and whether to read the header fields at all), and a shard trained
-    // in another order may choose otherwise (a different pipeline, refused below).
-    let fixed = [
-        "--hash-bits",
-        "16",
-        "--stopwords",
-        "english",
-        "--field-rule",
-        "stable",
-    ];
-    let (dir, a) = train("mail", &fixed);
-    let (_d2, b) = train_seed("mail", "9", &fixed);
+    // The stop words given: on these 60 mails `train` cross-validates them, and a shard trained
+    // in another order may choose the other list (a different pipeline, refused below).
+    let (dir, a) = train("mail", &["--hash-bits", "16", "--stopwords", "english"]);
+    let (_d2, b) = train_seed(
+        "mail",
+        "9",
+        &["--hash-bits", "16", "--stopwords", "english"],
+    );
     for method in ["kl", "average"] {
         let merged = dir.path().join(format!("{method}.cwm"));
         let out = cwtext()
@@ -1968,7 +1958,7 @@ fn merge_combines_shards_and_refuses_different_pipelines() {
     let (_d4, scw) = train_seed(
         "mail",
         "9",
-        &[&fixed[..], &["--algo", "scw1", "-C", "0.3"]].concat(),
+        &["--hash-bits", "16", "--algo", "scw1", "-C", "0.3"],
     );
     let mixed = dir.path().join("mixed.cwm");
     let out = cwtext()
