@@ -1346,7 +1346,11 @@ fn tune_tries_the_defaults_first_and_writes_the_winner_and_its_trials() {
     }
     let winning = evidence.iter().filter(|e| e.2 > 1.0).count();
     // A challenger wins (the best is not the pick) exactly when its evidence is above 1.
-    assert_eq!(best != pick["trial"].as_u64().unwrap(), winning > 0, "{text}");
+    assert_eq!(
+        best != pick["trial"].as_u64().unwrap(),
+        winning > 0,
+        "{text}"
+    );
 
     let out = cwtext()
         .args(["tune", "mail", "--budget", "0", "-o"])
