@@ -255,9 +255,9 @@ pub(crate) fn chooses_by_folds(held_out: usize, documents: usize) -> bool {
 /// candidate (its settings, the examples its pipeline gives and its name) trained for `epochs`
 /// on every fold but one and scored on that one, for each of [`SELECTION_FOLDS`] folds, so every
 /// document is validated once. Returns the trials (accuracy and macro-F1 over every validated
-/// document), the index of the most accurate (the first on ties), how many documents were
-/// validated, and per candidate whether each validated document was right ([`FoldScores`]). A
-/// fold that leaves nothing to train on or to validate is passed over.
+/// document), how many documents were validated, and per candidate whether each validated
+/// document was right ([`FoldScores`]). A fold that leaves nothing to train on or to validate
+/// is passed over.
 pub(crate) fn cross_validated_choice<S: ExampleSource + Sync + ?Sized>(
     candidates: &[(TrainSettings, &S, String)],
     labels: usize,
@@ -322,10 +322,8 @@ pub(crate) fn cross_validated_choice<S: ExampleSource + Sync + ?Sized>(
             macro_f1,
         });
     }
-    let best = most_accurate(&trials, |t| t.accuracy);
     Ok(FoldScores {
         trials,
-        best,
         validated,
         right: rights,
     })
@@ -335,8 +333,6 @@ pub(crate) fn cross_validated_choice<S: ExampleSource + Sync + ?Sized>(
 pub(crate) struct FoldScores {
     /// Each candidate's accuracy and macro-F1 over every validated document.
     pub trials: Vec<SelectionTrial>,
-    /// The most accurate candidate, the first on ties.
-    pub best: usize,
     /// The documents the first candidate validated.
     pub validated: usize,
     /// Per candidate, whether each document it validated was right (fold by fold, in the order
@@ -609,7 +605,12 @@ pub(crate) fn train_corpus(
                 trials
             };
             passes += candidates.len() * select_epochs;
-            chosen = choose_as_train(&candidates, &trials, |t| t.1.accuracy, |t| &t.2);
+            chosen = choose_as_train(
+                &trials,
+                |t| t.1.accuracy,
+                |t| &t.2,
+                |i| (&candidates[i].pipeline, &candidates[i].learner),
+            );
             partial = match trials[chosen].0.take() {
                 Some(kept) => Some(kept),
                 None => {
@@ -1057,22 +1058,23 @@ pub fn trains_choice<T>(
     chosen
 }
 
-/// [`trains_choice`] among `train`'s own candidates, with its departures from the base (the
-/// first): `items[i]` is candidate i's result.
-fn choose_as_train<T>(
-    candidates: &[Candidate],
+/// [`with_trains_departures`] among settings of `train`'s own kind: `items[i]` is the result
+/// of the settings whose pipeline and learner `at(i)` gives, the base first. For the held-out
+/// fifth's choice and for the small corpus's cross-validated one.
+fn choose_as_train<'a, T>(
     items: &[T],
     accuracy: impl Fn(&T) -> f64,
     right: impl Fn(&T) -> &[bool],
+    at: impl Fn(usize) -> (&'a PipelineConfig, &'a CwConfig),
 ) -> usize {
-    let base = &candidates[0];
+    let (base_pipeline, base_learner) = at(0);
     with_trains_departures(
         items,
         accuracy,
         right,
-        |i| candidates[i].pipeline.has_stop_words(),
-        &|i| candidates[i].learner.rule != base.learner.rule,
-        &|i| candidates[i].pipeline.field_rule != base.pipeline.field_rule,
+        |i| at(i).0.has_stop_words(),
+        &|i| at(i).1.rule != base_learner.rule,
+        &|i| at(i).0.field_rule != base_pipeline.field_rule,
     )
 }
 
@@ -1112,20 +1114,17 @@ pub(crate) fn small_corpus_pick<S: ExampleSource + Sync + ?Sized>(
     };
     let scores = cross_validated_choice(which, labels, epochs, start)?;
     let chosen = if mail {
-        let base = &which[0].0;
         let items: Vec<(f64, &[bool])> = (scores.trials.iter().map(|t| t.accuracy))
             .zip(scores.right.iter().map(Vec::as_slice))
             .collect();
-        with_trains_departures(
+        choose_as_train(
             &items,
             |t| t.0,
             |t| t.1,
-            |i| which[i].0.pipeline.has_stop_words(),
-            &|i| which[i].0.learner.rule != base.learner.rule,
-            &|i| which[i].0.pipeline.field_rule != base.pipeline.field_rule,
+            |i| (&which[i].0.pipeline, &which[i].0.learner),
         )
     } else {
-        scores.best
+        most_accurate(&scores.trials, |t| t.accuracy)
     };
     Ok((scores, chosen, epochs))
 }

@@ -546,21 +546,11 @@ fn tune_keeps_trains_pick_on_small_mail() {
         &cwtext::jobs::corpus::FileFilter::default(),
     )
     .unwrap();
-    let plain = cwtext::jobs::plan::TrainRequest::default()
-        .plan()
-        .unwrap()
-        .train(&corpus, None, &NoProgress, &mut |_| {})
-        .unwrap()
-        .trained;
+    let plain = common::train_in_process(&corpus);
     let selection = plain.model.header.selection.clone().unwrap();
     assert_eq!((selection.folds, selection.epochs), (5, 5));
     assert_eq!(selection.trials.len(), 4, "{}", selection.describe());
-    let tune = cwtext::jobs::tune::TuneRequest {
-        budget: 8,
-        ..Default::default()
-    }
-    .plan()
-    .unwrap();
+    let tune = common::tune_plan(8);
     let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
     let pick = search
         .cross_validated
