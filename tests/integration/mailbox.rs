@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::common::{self, cwtext, eval_json, labels_of, stderr, stdout};
+use crate::in_process;
 
 /// The fixture mails, without their mbox `From ` line (a Maildir file has none).
 fn mails(folder: &str, prefix: &str, n: usize) -> Vec<Vec<u8>> {
@@ -546,11 +547,11 @@ fn tune_keeps_trains_pick_on_small_mail() {
         &cwtext::jobs::corpus::FileFilter::default(),
     )
     .unwrap();
-    let plain = common::train_in_process(&corpus);
+    let plain = in_process::train_in_process(&corpus);
     let selection = plain.model.header.selection.clone().unwrap();
     assert_eq!((selection.folds, selection.epochs), (5, 5));
     assert_eq!(selection.trials.len(), 4, "{}", selection.describe());
-    let tune = common::tune_plan(8);
+    let tune = in_process::tune_plan(8);
     let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
     let pick = search
         .cross_validated

@@ -5,6 +5,7 @@
 
 #[cfg(feature = "cli")]
 mod common;
+mod in_process;
 
 #[cfg(all(feature = "cli", feature = "archive"))]
 mod archive;

@@ -2,7 +2,7 @@
 //! deciding words are stop words it must drop the list; it takes the most accurate candidate on
 //! the held-out fifth, and on a tie the candidate that keeps every word.
 
-use crate::common;
+use crate::in_process;
 use cwtext::jobs::corpus::{scan_labelled, FileFilter, LabelledCorpus};
 use cwtext::jobs::plan::TrainPlan;
 use cwtext::jobs::train::{Choose, TrainSettings, Trained};
@@ -717,8 +717,8 @@ fn tune_that_keeps_trains_pick_writes_trains_model() {
         let dir = tempfile::tempdir().unwrap();
         question_corpus_with_context(dir.path(), per_label, context);
         let corpus = scan_labelled(dir.path(), &FileFilter::default()).unwrap();
-        let plain = common::train_in_process(&corpus);
-        let tune = common::tune_plan(4);
+        let plain = in_process::train_in_process(&corpus);
+        let tune = in_process::tune_plan(4);
         let search = tune.search(&corpus, 2, &NoProgress, &mut |_| {}).unwrap();
         assert!(search.best < 4);
         assert_eq!(
