@@ -508,6 +508,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         None => None,
     };
     let calibrate = plan.settings().calibrate;
+    let sharded = plan.settings().sharding.shards > 1;
     let start = Instant::now();
     // A classifier needs two labels to tell apart; continuing a model (--resume) may add
     // documents of one.
@@ -612,12 +613,17 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     match fit {
         Some(fit) => ui.info(format!(
-            "probabilities calibrated on {} held-out documents: variance scale {:.4} (Brier {:.4} → {:.4}; fitted {:.4} ÷ variance shrinkage {:.3} of the final model)",
-            fit.held_out, fit.scale, fit.brier_before, fit.brier_after, fit.scale * fit.variance_shrinkage, fit.variance_shrinkage
+            "probabilities calibrated on {}: variance scale {:.4} (Brier {:.4} → {:.4}; fitted {:.4} ÷ variance shrinkage {:.3} of the final model)",
+            match fit.folds {
+                0 => format!("{} held-out documents", fit.held_out),
+                k => format!("{} documents, each held out once by {k}-fold cross-validation (too few for a held-out fifth)", fit.held_out),
+            },
+            fit.scale, fit.brier_before, fit.brier_after, fit.scale * fit.variance_shrinkage, fit.variance_shrinkage
         )),
         None if calibrate => ui.info(format!(
-            "probabilities not calibrated: fewer than {} documents in the held-out fifth",
-            cwtext::jobs::train::MIN_CALIBRATION_DOCUMENTS
+            "probabilities not calibrated: fewer than {} documents to fit the scale on{}",
+            cwtext::jobs::train::MIN_CALIBRATION_DOCUMENTS,
+            if sharded { " in the held-out fifth (a sharded run does not cross-validate)" } else { "" }
         )),
         None => {}
     }

@@ -336,6 +336,7 @@ fn run_worker(
         merged.header.probability_scale = scale.scale / shrinkage;
         merged.header.calibration = Some(crate::model::CalibrationInfo {
             fitted_by: "train --cluster".into(),
+            folds: 0,
             held_out,
             brier_before: scale.before,
             brier_after: scale.after,

@@ -414,6 +414,7 @@ mod tests {
         // so where the fit is described (inspect, eval); the count survives a save.
         model.header.calibration = Some(crate::model::CalibrationInfo {
             fitted_by: "train".into(),
+            folds: 0,
             held_out: 100,
             brier_before: 0.5,
             brier_after: 0.2,

@@ -405,7 +405,9 @@ pub struct Trained {
 ///    accurate wins (the first on ties).
 /// 3. With `settings.calibrate`, the probability scale is fitted on the held-out fifth with the
 ///    winner's four-fifths model (trained for the choice anyway, or beside the final model
-///    when there was no choice), so calibration costs no extra pass in sequence.
+///    when there was no choice), so calibration costs no extra pass in sequence. With fewer
+///    than [`MIN_CALIBRATION_DOCUMENTS`] held out (and as many in all, not sharded), it is
+///    fitted by cross-validation instead ([`crate::jobs::calibrate::fit_by_folds`]).
 /// 4. The winner is trained on every document.
 pub(crate) fn train_corpus(
     corpus: &LabelledCorpus,
@@ -776,6 +778,26 @@ pub(crate) fn train_corpus(
             ),
         };
     let winner_settings = settings_of(winner);
+    // 3 (a corpus too small to hold out a fifth to fit on): the scale fitted by
+    // cross-validation, each document scored by a model that did not see it.
+    let fold_fit = if settings.calibrate
+        && !calibrate
+        && !sharded
+        && held_count + kept_count >= MIN_CALIBRATION_DOCUMENTS
+    {
+        progress.set_message("calibrating by cross-validation");
+        passes += SELECTION_FOLDS * settings.epochs;
+        crate::jobs::calibrate::fit_by_folds(
+            &winner_settings,
+            examples,
+            SELECTION_FOLDS,
+            &|e| e.split.fold(SELECTION_FOLDS),
+            labels.len(),
+            start,
+        )?
+    } else {
+        None
+    };
     // 3 and 4: the final model on everything.
     progress.set_message("training");
     let train_all = |progress: &dyn Progress| {
@@ -911,6 +933,16 @@ pub(crate) fn train_corpus(
         fit.scale /= fit.variance_shrinkage;
         fit
     });
+    let fit = match (fit, fold_fit) {
+        (Some(fit), _) => Some(fit),
+        (None, Some((mut fit, before))) => {
+            let after = crate::jobs::calibrate::mean_summed_variance(&model.learner, examples)?;
+            fit.variance_shrinkage = crate::learn::calibration::shrinkage_ratio(before, after);
+            fit.scale /= fit.variance_shrinkage;
+            Some(fit)
+        }
+        (None, None) => None,
+    };
     // The documents `learn` protects (crate::learn::rehearsal), with the final model's scores.
     fill_rehearsal(&mut model, examples, None)?;
     let skipped = std::mem::take(&mut skipped_of[pipeline_of(&candidates[chosen])]);

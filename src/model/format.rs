@@ -173,6 +173,11 @@ pub struct CalibrationInfo {
     pub fitted_by: String,
     /// The held-out documents it was fitted on.
     pub held_out: usize,
+    /// The folds when each of those documents was held out by cross-validation (a corpus too
+    /// small to hold out a fifth to fit on, [`crate::jobs::calibrate::fit_by_folds`]); 0 for
+    /// the held-out fifth.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub folds: usize,
     /// The Brier score of those documents at scale 1 and at the fitted scale.
     pub brier_before: f64,
     pub brier_after: f64,
@@ -354,9 +359,16 @@ impl CalibrationInfo {
                 self.fitted_by
             );
         }
+        let held_out = match self.folds {
+            0 => format!("{} held-out documents", self.held_out),
+            k => format!(
+                "{} documents, each held out once by {k}-fold cross-validation",
+                self.held_out
+            ),
+        };
         format!(
-            "fitted by {} on {} held-out documents (Brier {:.4} → {:.4}), divided by the variance shrinkage {:.3} of the final model{since}",
-            self.fitted_by, self.held_out, self.brier_before, self.brier_after, self.variance_shrinkage
+            "fitted by {} on {held_out} (Brier {:.4} → {:.4}), divided by the variance shrinkage {:.3} of the final model{since}",
+            self.fitted_by, self.brier_before, self.brier_after, self.variance_shrinkage
         )
     }
 }

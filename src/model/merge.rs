@@ -231,6 +231,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
         .any(|m| m.header.probability_scale != 1.0)
         .then(|| crate::model::CalibrationInfo {
             fitted_by: format!("merge, as the mean of {} inputs' scales", models.len()),
+            folds: 0,
             held_out: 0,
             brier_before: 0.0,
             brier_after: 0.0,
