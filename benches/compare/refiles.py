@@ -1,0 +1,109 @@
+"""A new folder taught by a few refiles, as a user does it: a router trained on N documents of
+each label but one, then `learn --label NEW` of K documents of the label it lacks, judged on the
+comparison's whole test split.
+
+For each draw (`seed:S`, the first N of each label ordered by sha1(f"{S}:{file name}"), as
+`slices.py` draws) and each cwtext binary given:
+- `train --seed 1` on the router's documents, then `eval` of the old labels' test files
+  (accuracy, ECE and Brier: how honest the router's probabilities are before any refile);
+- `learn --label NEW` of K documents of NEW drawn the same way, then `eval` of the old labels'
+  test files, of NEW's, and of all of them;
+- a retraining (the first binary) on the router's documents and the K refiles together.
+
+Corpora are `compare.py`'s or `slices.py`'s derived ones (`kinds`: easy ham, hard ham, spam).
+
+Usage (from `run.sh`'s virtual environment, after the corpora are fetched):
+    benches/compare/.venv/bin/python benches/compare/refiles.py --corpus kinds --new hard_ham \\
+        --per-label 30 --refiles 12 --draws seed:3,seed:4 --cwtext old=/tmp/cw-old,new=target/release/cwtext
+Prints a markdown table: a row per draw and binary, and the retraining's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import slices  # noqa: E402  (the same splits and draws)
+
+
+def link(files: list[Path], dest: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        (dest / f.name).symlink_to(f.resolve())
+
+
+def evaluate(cw: str, model: Path, corpus: Path) -> dict:
+    out = subprocess.run([cw, "eval", "-m", str(model), str(corpus), "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", required=True, help="a corpus of compare.py, or kinds/hamspam")
+    ap.add_argument("--new", required=True, help="the label the router lacks and the refiles teach")
+    ap.add_argument("--per-label", type=int, required=True, help="the router's documents a label")
+    ap.add_argument("--refiles", type=int, default=12)
+    ap.add_argument("--draws", default="seed:1,seed:2,seed:3")
+    ap.add_argument("--cwtext", required=True, help="NAME=PATH,... (the first also retrains)")
+    ap.add_argument("--corpora-dir", type=Path, default=Path.home() / ".cache/cwtext-corpora")
+    args = ap.parse_args()
+    binaries = [tuple(b.split("=", 1)) for b in args.cwtext.split(",")]
+    with tempfile.TemporaryDirectory(prefix="cwtext-refiles-") as tmp:
+        work = Path(tmp)
+        full = slices.full_split(args.corpus, args.corpora_dir, work)
+        labels = sorted(p.name for p in (full / "train").iterdir() if p.is_dir())
+        if args.new not in labels:
+            raise SystemExit(f"{args.corpus} has no label {args.new!r}: {', '.join(labels)}")
+        old_test, new_test = work / "test-old", work / "test-new"
+        for label in labels:
+            link(sorted((full / "test" / label).iterdir()), (new_test if label == args.new else old_test) / label)
+        print(f"{args.corpus}: router of {args.per_label} a label of {len(labels) - 1} labels, "
+              f"{args.refiles} refiles into {args.new}; test files: "
+              f"{sum(1 for _ in old_test.rglob('*') if _.is_file())} old, "
+              f"{sum(1 for _ in new_test.rglob('*') if _.is_file())} new\n")
+        print("| draw | cwtext | scale | old before | ECE before | Brier before | old after | new recall | all after |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for draw in args.draws.split(","):
+            router = work / draw.replace(":", "-")
+            shutil.rmtree(router, ignore_errors=True)
+            for label in labels:
+                if label == args.new:
+                    continue
+                names = sorted(p.name for p in (full / "train" / label).iterdir())
+                link([full / "train" / label / n for n in slices.draw_names(names, args.per_label, draw)],
+                     router / "train" / label)
+            names = sorted(p.name for p in (full / "train" / args.new).iterdir())
+            refiles = [full / "train" / args.new / n for n in slices.draw_names(names, args.refiles, draw)]
+            for name, cw in binaries:
+                model = router / f"{name}.cwm"
+                subprocess.run([cw, "train", str(router / "train"), "-o", str(model), "--seed", "1", "-q"],
+                               check=True, capture_output=True)
+                before = evaluate(cw, model, old_test)
+                info = subprocess.run([cw, "inspect", str(model)], capture_output=True, text=True, check=True).stdout
+                scale = next((line.split()[2] for line in info.splitlines() if line.startswith("probability scale")), "?")
+                subprocess.run([cw, "learn", "-m", str(model), "--label", args.new] + [str(r) for r in refiles],
+                               check=True, capture_output=True)
+                after, new, every = (evaluate(cw, model, d)["accuracy"] for d in (old_test, new_test, full / "test"))
+                print(f"| {draw} | {name} | {float(scale):.4f} | {before['accuracy']:.3f} | {before['ece']:.3f} | "
+                      f"{before['brier']:.3f} | {after:.3f} | {new:.3f} | {every:.3f} |", flush=True)
+            link(refiles, router / "train" / args.new)
+            name, cw = binaries[0]
+            model = router / "retrained.cwm"
+            subprocess.run([cw, "train", str(router / "train"), "-o", str(model), "--seed", "1", "-q"],
+                           check=True, capture_output=True)
+            after, new, every = (evaluate(cw, model, d)["accuracy"] for d in (old_test, new_test, full / "test"))
+            print(f"| {draw} | {name}, retrained with the refiles | | | | | {after:.3f} | {new:.3f} | {every:.3f} |",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
