@@ -149,6 +149,18 @@ impl Error {
     }
 
     /// True for the per-file problems that batch commands skip with a warning instead of stopping.
+    /// The document a per-file problem ([`Error::is_skippable`]) is about: the file, or the
+    /// message or row as [`crate::text::source::Source::name`] names it.
+    pub fn skipped_path(&self) -> Option<&std::path::Path> {
+        match self {
+            Error::Io { path, .. } | Error::Binary { path, .. } | Error::EmptyDocument { path } => {
+                Some(path)
+            }
+            Error::Delivery { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+
     pub fn is_skippable(&self) -> bool {
         matches!(
             self,

@@ -531,6 +531,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         selection,
         selection_skipped,
         skipped,
+        warnings,
         featurize_time,
         learn_time,
         passes,
@@ -541,6 +542,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         tables_one_at_a_time,
     } = trained;
     let outcome = super::common::report_skipped(ui, &skipped);
+    warnings.iter().for_each(|w| ui.warn(w));
     let lock = cwtext::integrations::lock::ModelLock::acquire(&args.output)?;
     model.save(&args.output)?;
     drop(lock);
@@ -552,7 +554,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         "trained {} on {} documents, {} labels, {} distinct features in {:.1}s",
         args.output.display(),
         t.documents,
-        corpus.labels.len(),
+        model.labels().len(),
         t.distinct_features,
         start.elapsed().as_secs_f64()
     ));

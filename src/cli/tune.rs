@@ -205,9 +205,11 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         model,
         fit,
         skipped,
+        warnings,
         ..
     } = plan.train_winner(&corpus, &result, &cwtext::progress::NoProgress)?;
     let outcome = super::common::report_skipped(ui, &skipped);
+    warnings.iter().for_each(|w| ui.warn(w));
     model.save(&args.output)?;
     let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));
     std::fs::write(&report_path, serde_json::to_string_pretty(&result)?)

@@ -136,6 +136,44 @@ impl Default for LabelledCorpus {
 }
 
 impl LabelledCorpus {
+    /// The corpus without the labels `drop` (indices into `labels`) and their documents, the
+    /// other labels numbered anew in the same order. Its groups are found again when it has
+    /// any.
+    pub fn without_labels(&self, drop: &[usize]) -> Result<LabelledCorpus> {
+        let mut renumbered = Vec::with_capacity(self.labels.len());
+        let mut labels = Vec::new();
+        for (i, label) in self.labels.iter().enumerate() {
+            if drop.contains(&i) {
+                renumbered.push(None);
+            } else {
+                renumbered.push(Some(labels.len()));
+                labels.push(label.clone());
+            }
+        }
+        let mut files = FileTable::new();
+        for entry in self.files.iter() {
+            let (source, label) = entry?;
+            if let Some(l) = renumbered[label] {
+                files.push(source, l)?;
+            }
+        }
+        files.seal()?;
+        let groups = if !self.groups.is_empty() {
+            Groups::of(&self.root, &files, labels.len())?
+        } else {
+            Groups::default()
+        };
+        Ok(LabelledCorpus {
+            root: self.root.clone(),
+            layout: self.layout,
+            labels,
+            files,
+            warnings: self.warnings.clone(),
+            notes: self.notes.clone(),
+            groups,
+        })
+    }
+
     /// What decides a document's splits: its key ([`SplitKeys::of`]), or, for a file in a
     /// sub-folder held out whole ([`Groups`]), the sub-folder's.
     pub fn split_keys(&self, source: &Source) -> SplitKeys {

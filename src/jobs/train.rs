@@ -245,6 +245,100 @@ pub const LIGHTER_NGRAMS: u16 = 500;
 /// ([`SplitKeys::fold`](crate::jobs::corpus::SplitKeys::fold)), as `tune` cross-validates.
 pub const SELECTION_FOLDS: usize = 5;
 
+/// The corpus's labels (indices into `corpus.labels`) that no pipeline gave a document, among
+/// those that are new (a label of the model `start` continues is kept: it has its documents).
+fn labels_without_documents(
+    featurised: &[Featurised],
+    label_map: &[usize],
+    start: Option<&Model>,
+) -> Result<Vec<usize>> {
+    let known = start.map_or(0, |m| m.labels().len());
+    let labels = label_map.iter().copied().max().map_or(0, |m| m + 1);
+    let mut unread: Vec<usize> = (0..label_map.len())
+        .filter(|&i| label_map[i] >= known)
+        .collect();
+    for examples in featurised {
+        if unread.is_empty() {
+            break;
+        }
+        let mut counts = vec![0usize; labels];
+        for_each(examples, |_, e| counts[e.label] += 1)?;
+        unread.retain(|&i| counts[label_map[i]] == 0);
+    }
+    Ok(unread)
+}
+
+/// [`train_corpus`] on the corpus without the labels `unread` ([`labels_without_documents`]),
+/// each named in a warning with the first reason its files were skipped; those files' problems
+/// (from `skipped`, the first pipeline's) stay among the run's skipped files. Refused when fewer
+/// than two labels would remain for a new model.
+#[allow(clippy::too_many_arguments)]
+fn train_without_labels(
+    corpus: &LabelledCorpus,
+    unread: &[usize],
+    skipped: &[Error],
+    settings: &TrainSettings,
+    start: Option<&Model>,
+    cache: &CacheSettings,
+    progress: &dyn Progress,
+    notes: &mut dyn FnMut(String),
+) -> Result<Trained> {
+    // The unread labels' documents, by name (as their problems name them), with their label.
+    let mut label_of: std::collections::HashMap<std::path::PathBuf, usize> = Default::default();
+    let mut per_label = vec![0usize; corpus.labels.len()];
+    for entry in corpus.files.iter() {
+        let (source, label) = entry?;
+        if unread.contains(&label) {
+            label_of.insert(source.name(), label);
+            per_label[label] += 1;
+        }
+    }
+    let label_of_error = |e: &Error| e.skipped_path().and_then(|p| label_of.get(p).copied());
+    let theirs: Vec<&Error> = skipped
+        .iter()
+        .filter(|e| label_of_error(e).is_some())
+        .collect();
+    let reasons: Vec<String> = unread
+        .iter()
+        .map(|&i| {
+            let example = theirs
+                .iter()
+                .find(|e| label_of_error(e) == Some(i))
+                .map(|e| format!(" (e.g. {e})"))
+                .unwrap_or_default();
+            format!(
+                "label {:?}: none of its {} file(s) could be read as a document with words{example}",
+                corpus.labels[i], per_label[i]
+            )
+        })
+        .collect();
+    let smaller = corpus.without_labels(unread)?;
+    if start.is_none() && smaller.labels.len() < 2 {
+        return Err(Error::Corpus {
+            path: corpus.root.clone(),
+            message: format!(
+                "{} label(s) with documents that could be read ({}), but at least 2 are needed: {}",
+                smaller.labels.len(),
+                smaller
+                    .labels
+                    .iter()
+                    .map(|l| format!("{l:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                reasons.join("; ")
+            ),
+        });
+    }
+    let warnings = reasons.into_iter().map(|r| format!("{r}; label ignored"));
+    let mut trained = train_corpus(&smaller, settings, start, cache, progress, notes)?;
+    trained
+        .skipped
+        .extend(theirs.iter().filter_map(|e| e.duplicate()));
+    trained.model.header.training.skipped += theirs.len();
+    trained.warnings.extend(warnings);
+    Ok(trained)
+}
+
 /// Whether the choice is made by cross-validation ([`cross_validated_choice`]): too few
 /// documents held out to choose on, enough in all.
 pub(crate) fn chooses_by_folds(held_out: usize, documents: usize) -> bool {
@@ -381,6 +475,9 @@ pub struct Trained {
     /// When the final model continued the four-fifths model: its epochs on the four fifths and
     /// then on every document.
     pub continued: Option<(usize, usize)>,
+    /// What the user should know of the run that is not an error: a label left out because
+    /// none of its files could be read.
+    pub warnings: Vec<String>,
     /// The feature cache files the examples were read from, one per pipeline kept on disk
     /// (empty when the corpus stayed in memory).
     pub cache: Vec<CacheReport>,
@@ -446,6 +543,24 @@ pub(crate) fn train_corpus(
     let featurize_time = started.elapsed();
     let (featurised, mut skipped_of): (Vec<Featurised>, Vec<Vec<Error>>) =
         featurised.into_iter().unzip();
+    // A label folder whose every file was skipped (a folder of images, of empty files) would
+    // be a label without a document: never learned, yet given a share of every probability,
+    // and the label of any text whose words are all unknown. It is left out as an empty
+    // folder is (`jobs::corpus`), and the rest trained again from the start. (A corpus with
+    // no document at all is refused below.)
+    let unread = labels_without_documents(&featurised, &label_map, start)?;
+    if !unread.is_empty() && featurised.iter().any(|f| !f.is_empty()) {
+        return train_without_labels(
+            corpus,
+            &unread,
+            &skipped_of[0],
+            settings,
+            start,
+            cache,
+            progress,
+            notes,
+        );
+    }
     let cache_reports: Vec<CacheReport> = featurised.iter().filter_map(|f| f.report()).collect();
     // A pipeline that leaves no document with words (a corpus of stop words under the list)
     // cannot be chosen.
@@ -961,6 +1076,7 @@ pub(crate) fn train_corpus(
         selection,
         selection_skipped,
         skipped,
+        warnings: Vec::new(),
         featurize_time,
         learn_time: started.elapsed() - featurize_time,
         passes,

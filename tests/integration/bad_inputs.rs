@@ -330,6 +330,72 @@ fn corpora_given_to_train() {
             "found 1 label(s), \"only\" (2 documents) (read as files (detected)), but at least 2 are needed: expected a folder per label",
         ),
     );
+    // A label folder whose every file is skipped (images saved into a folder of their own):
+    // left out with a warning, as an empty folder is. It was trained as a label of no
+    // documents, which still took a share of every probability (0.02 of a sci.space post's)
+    // and could win a text of unknown words.
+    let png = std::fs::read(fixtures().join("odd/image.png")).unwrap();
+    let space: &[u8] = b"the shuttle reached orbit after the launch from the cape";
+    let hockey: &[u8] = b"the goalie stopped the puck in overtime of the playoff game";
+    let pictures = corpus(&[
+        ("space/1.txt", space),
+        ("space/2.txt", b"a satellite in orbit around the moon"),
+        ("hockey/1.txt", hockey),
+        ("hockey/2.txt", b"the rink and the stick and the puck"),
+        ("pictures/1.png", &png),
+        ("pictures/2.png", &png),
+    ]);
+    let out = cwtext()
+        .arg("train")
+        .arg(pictures.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    // Exit 1, as for any skipped file: the model is written.
+    check(
+        "a label of unreadable files",
+        &out,
+        &Expect::Fails(
+            1,
+            "label \"pictures\": none of its 2 file(s) could be read as a document with words (e.g. ",
+        ),
+    );
+    assert!(
+        stderr(&out).contains("not text); label ignored\n"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains(" on 4 documents, 2 labels,"),
+        "{}",
+        stderr(&out)
+    );
+    let out = cwtext().arg("inspect").arg(&model).output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("labels             2\n"), "{shown}");
+    assert!(shown.contains("4 documents (2 skipped)"), "{shown}");
+    // With one readable label left, refused as one label is, naming the unread one.
+    let one_readable = corpus(&[
+        ("space/1.txt", space),
+        ("space/2.txt", b"a satellite in orbit around the moon"),
+        ("pictures/1.png", &png),
+    ]);
+    let out = cwtext()
+        .arg("train")
+        .arg(one_readable.path())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "one readable label",
+        &out,
+        &Expect::Fails(
+            2,
+            ": 1 label(s) with documents that could be read (\"space\"), but at least 2 are needed: label \"pictures\": none of its 1 file(s) could be read as a document with words (e.g. ",
+        ),
+    );
     // No documents: refused.
     let none = corpus(&[("empty-label/.hidden", b"x")]);
     let out = cwtext()
