@@ -129,16 +129,7 @@ pub fn fit_by_folds<S: ExampleSource + Sync + ?Sized>(
             crate::jobs::examples::for_each(validation, |_, e| {
                 scored.push((learner.score_gaussians(&e.x), e.label));
             })?;
-            let (mut variance, mut measured) = (0.0, 0);
-            for_each_while(&train, |_, e| {
-                variance += learner
-                    .score_gaussians(&e.x)
-                    .iter()
-                    .map(|g| g.variance)
-                    .sum::<f64>();
-                measured += 1;
-                measured < SHRINKAGE_SAMPLE
-            })?;
+            let (variance, measured) = summed_variance_of_first(&learner, &train)?;
             Ok((scored, variance, measured))
         })
         .collect::<Result<_>>()?;
@@ -174,6 +165,20 @@ pub fn mean_summed_variance<S: ExampleSource + ?Sized>(
     learner: &DiagonalLearner,
     examples: &S,
 ) -> Result<f64> {
+    let (variance, measured) = summed_variance_of_first(learner, examples)?;
+    Ok(if measured == 0 {
+        0.0
+    } else {
+        variance / measured as f64
+    })
+}
+
+/// The score variances of `learner` summed over labels and over the first [`SHRINKAGE_SAMPLE`]
+/// examples, and how many examples that was.
+fn summed_variance_of_first<S: ExampleSource + ?Sized>(
+    learner: &DiagonalLearner,
+    examples: &S,
+) -> Result<(f64, usize)> {
     let (mut variance, mut measured) = (0.0, 0usize);
     for_each_while(examples, |_, e| {
         variance += learner
@@ -184,9 +189,62 @@ pub fn mean_summed_variance<S: ExampleSource + ?Sized>(
         measured += 1;
         measured < SHRINKAGE_SAMPLE
     })?;
-    Ok(if measured == 0 {
-        0.0
-    } else {
-        variance / measured as f64
-    })
+    Ok((variance, measured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::FeatureVector;
+    use crate::jobs::corpus::SplitKeys;
+    use crate::jobs::examples::Example;
+
+    /// 60 documents of two labels, each with a word of its label and a word of its own, split
+    /// by their keys as a corpus's files are.
+    fn examples() -> Vec<Example> {
+        (0..60)
+            .map(|i| {
+                let label = i % 2;
+                let mut indices = vec![label as u32, 2 + i as u32];
+                indices.sort_unstable();
+                Example {
+                    x: FeatureVector::new(1 << 16, indices, vec![0.7071, 0.7071]),
+                    label,
+                    file: i,
+                    split: SplitKeys::of_key(&format!("label{label}/{i}.txt")),
+                }
+            })
+            .collect()
+    }
+
+    /// Every document is scored once, by a model that did not see it; the fit is the one those
+    /// scores give, and the fold models' variance is measured on what they trained on. On
+    /// documents this easy the models are right with wide margins, so the scale comes out
+    /// below 1 and the Brier score falls.
+    #[test]
+    fn every_document_is_scored_once_by_the_folds_that_did_not_see_it() {
+        let examples = examples();
+        let settings = TrainSettings::new(5, 1);
+        let (fit, before) = fit_by_folds(&settings, &examples, 5, &|e| e.split.fold(5), 2, None)
+            .unwrap()
+            .expect("60 documents are enough");
+        assert_eq!(fit.held_out, 60);
+        assert_eq!(fit.folds, 5);
+        assert!(fit.scale < 1.0, "{fit:?}");
+        assert!(fit.brier_after < fit.brier_before, "{fit:?}");
+        assert!(before > 0.0);
+        // The same run gives the same fit.
+        let again = fit_by_folds(&settings, &examples, 5, &|e| e.split.fold(5), 2, None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(fit, again.0);
+        assert_eq!(before, again.1);
+        // Under MIN_CALIBRATION_DOCUMENTS in all: no fit.
+        let few = &examples[..MIN_CALIBRATION_DOCUMENTS - 1];
+        assert!(
+            fit_by_folds(&settings, few, 5, &|e| e.split.fold(5), 2, None)
+                .unwrap()
+                .is_none()
+        );
+    }
 }
