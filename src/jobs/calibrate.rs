@@ -208,7 +208,11 @@ mod tests {
                 let mut indices = vec![label as u32, 2 + i as u32];
                 indices.sort_unstable();
                 Example {
-                    x: FeatureVector::new(1 << 16, indices, vec![0.7071, 0.7071]),
+                    x: FeatureVector::new(
+                        1 << 16,
+                        indices,
+                        vec![std::f32::consts::FRAC_1_SQRT_2; 2],
+                    ),
                     label,
                     file: i,
                     split: SplitKeys::of_key(&format!("label{label}/{i}.txt")),
