@@ -1,6 +1,8 @@
-"""A new folder taught by a few refiles, as a user does it: a router trained on N documents of
-each label but one, then `learn --label NEW` of K documents of the label it lacks, judged on the
-comparison's whole test split.
+"""A router taught by refiles, as a user does it, judged on the comparison's whole test split.
+Two scenarios:
+
+**A new folder** (`--new LABEL`): a router trained on N documents of each label but one, then
+`learn --label NEW` of K documents of the label it lacks.
 
 For each draw (`seed:S`, the first N of each label ordered by sha1(f"{S}:{file name}"), as
 `slices.py` draws) and each cwtext binary given:
@@ -10,17 +12,26 @@ For each draw (`seed:S`, the first N of each label ordered by sha1(f"{S}:{file n
   test files, of NEW's, and of all of them;
 - a retraining (the first binary) on the router's documents and the K refiles together.
 
+**The router's mistakes** (`--mistakes POOL`): a router of N documents of every label; then the
+next POOL documents of each label in the training split (by the same draw), in one mixed order,
+are classified one at a time, and each one the router gets wrong is refiled (`learn --label` its
+true label) before the next is classified. Printed: the test split's accuracy before and after,
+and how many were refiled.
+
 Corpora are `compare.py`'s or `slices.py`'s derived ones (`kinds`: easy ham, hard ham, spam).
 
 Usage (from `run.sh`'s virtual environment, after the corpora are fetched):
     benches/compare/.venv/bin/python benches/compare/refiles.py --corpus kinds --new hard_ham \\
         --per-label 30 --refiles 12 --draws seed:3,seed:4 --cwtext old=/tmp/cw-old,new=target/release/cwtext
-Prints a markdown table: a row per draw and binary, and the retraining's.
+    benches/compare/.venv/bin/python benches/compare/refiles.py --corpus hamspam --mistakes 100 \
+        --per-label 30 --draws seed:1,seed:2 --cwtext old=/tmp/cw-old,new=target/release/cwtext
+Prints a markdown table: a row per draw and binary (and for a new folder the retraining's).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import subprocess
@@ -48,7 +59,10 @@ def evaluate(cw: str, model: Path, corpus: Path) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", required=True, help="a corpus of compare.py, or kinds/hamspam")
-    ap.add_argument("--new", required=True, help="the label the router lacks and the refiles teach")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--new", help="the label the router lacks and the refiles teach")
+    what.add_argument("--mistakes", type=int, metavar="POOL",
+                      help="documents a label the router classifies, its mistakes refiled")
     ap.add_argument("--per-label", type=int, required=True, help="the router's documents a label")
     ap.add_argument("--refiles", type=int, default=12)
     ap.add_argument("--draws", default="seed:1,seed:2,seed:3")
@@ -60,6 +74,8 @@ def main() -> int:
         work = Path(tmp)
         full = slices.full_split(args.corpus, args.corpora_dir, work)
         labels = sorted(p.name for p in (full / "train").iterdir() if p.is_dir())
+        if args.mistakes is not None:
+            return mistakes(args, binaries, full, labels, work)
         if args.new not in labels:
             raise SystemExit(f"{args.corpus} has no label {args.new!r}: {', '.join(labels)}")
         old_test, new_test = work / "test-old", work / "test-new"
@@ -102,6 +118,43 @@ def main() -> int:
             after, new, every = (evaluate(cw, model, d)["accuracy"] for d in (old_test, new_test, full / "test"))
             print(f"| {draw} | {name}, retrained with the refiles | | | | | {after:.3f} | {new:.3f} | {every:.3f} |",
                   flush=True)
+    return 0
+
+
+def mistakes(args, binaries, full: Path, labels: list[str], work: Path) -> int:
+    """The router's mistakes refiled one at a time (see the module's text)."""
+    print(f"{args.corpus}: router of {args.per_label} a label of {len(labels)} labels; "
+          f"{args.mistakes} a label classified, the mistakes refiled\n")
+    print("| draw | cwtext | scale | before | after | refiled |")
+    print("|---|---|---:|---:|---:|---:|")
+    for draw in args.draws.split(","):
+        router = work / draw.replace(":", "-")
+        shutil.rmtree(router, ignore_errors=True)
+        pool = []
+        for label in labels:
+            names = sorted(p.name for p in (full / "train" / label).iterdir())
+            order = slices.draw_names(names, len(names), draw)
+            link([full / "train" / label / n for n in order[:args.per_label]], router / "train" / label)
+            pool += [(label, full / "train" / label / n)
+                     for n in order[args.per_label:args.per_label + args.mistakes]]
+        pool.sort(key=lambda t: hashlib.sha1(f"{draw}:{t[1].name}".encode()).digest())
+        for name, cw in binaries:
+            model = router / f"{name}.cwm"
+            subprocess.run([cw, "train", str(router / "train"), "-o", str(model), "--seed", "1", "-q"],
+                           check=True, capture_output=True)
+            info = subprocess.run([cw, "inspect", str(model)], capture_output=True, text=True, check=True).stdout
+            scale = next((line.split()[2] for line in info.splitlines() if line.startswith("probability scale")), "?")
+            before = evaluate(cw, model, full / "test")["accuracy"]
+            refiled = 0
+            for label, path in pool:
+                out = subprocess.run([cw, "classify", "-m", str(model), "--format", "tsv", str(path)],
+                                     capture_output=True, text=True, check=True).stdout
+                if out.split("\t")[1] != label:
+                    subprocess.run([cw, "learn", "-m", str(model), "--label", label, "-q", str(path)],
+                                   check=True, capture_output=True)
+                    refiled += 1
+            after = evaluate(cw, model, full / "test")["accuracy"]
+            print(f"| {draw} | {name} | {float(scale):.4f} | {before:.3f} | {after:.3f} | {refiled} |", flush=True)
     return 0
 
 
