@@ -93,7 +93,8 @@ pub fn fit_probability_scale<S: ExampleSource + ?Sized>(
 /// the scale fitted on every document so scored. Also returns the fold models' mean summed
 /// score variance over the documents they trained on (at most [`SHRINKAGE_SAMPLE`] a fold), the
 /// `before` of the shipped model's variance shrinkage ([`mean_summed_variance`] its `after`). `None`
-/// when fewer than [`MIN_CALIBRATION_DOCUMENTS`] could be scored.
+/// when fewer than [`MIN_CALIBRATION_DOCUMENTS`] could be scored: fitted on 10 to 18 documents,
+/// the scale was worse than none on 5 of 7 small slices by the Brier score.
 ///
 /// Without it a model of 60 messages kept the scale 1: its probabilities were over-sure (the
 /// fixture mail's ECE 0.31), and `learn` demanded η on the raw score variance
