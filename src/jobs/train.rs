@@ -269,14 +269,17 @@ fn labels_without_documents(
 }
 
 /// [`train_corpus`] on the corpus without the labels `unread` ([`labels_without_documents`]),
-/// each named in a warning with the first reason its files were skipped; those files' problems
-/// (from `skipped`, the first pipeline's) stay among the run's skipped files. Refused when fewer
-/// than two labels would remain for a new model.
+/// each named in a warning with the first reason its documents were skipped; those documents'
+/// problems (from `skipped`, the first pipeline's) stay among the run's skipped files. Refused
+/// when fewer than two labels would remain for a new model. The smaller corpus is featurised
+/// without a kept cache: the cache files kept for the whole corpus (`reports`) stay as they
+/// are, so that the next run on it reuses them instead of finding them stale.
 #[allow(clippy::too_many_arguments)]
 fn train_without_labels(
     corpus: &LabelledCorpus,
     unread: &[usize],
     skipped: &[Error],
+    reports: &[CacheReport],
     settings: &TrainSettings,
     start: Option<&Model>,
     cache: &CacheSettings,
@@ -307,7 +310,7 @@ fn train_without_labels(
                 .map(|e| format!(" (e.g. {e})"))
                 .unwrap_or_default();
             format!(
-                "label {:?}: none of its {} file(s) could be read as a document with words{example}",
+                "label {:?}: none of its {} document(s) could be read as one with words{example}",
                 corpus.labels[i], per_label[i]
             )
         })
@@ -330,7 +333,14 @@ fn train_without_labels(
         });
     }
     let warnings = reasons.into_iter().map(|r| format!("{r}; label ignored"));
-    let mut trained = train_corpus(&smaller, settings, start, cache, progress, notes)?;
+    let uncached = CacheSettings {
+        dir: None,
+        ..cache.clone()
+    };
+    let mut trained = train_corpus(&smaller, settings, start, &uncached, progress, notes)?;
+    if cache.dir.is_some() {
+        trained.cache = reports.to_vec();
+    }
     trained
         .skipped
         .extend(theirs.iter().filter_map(|e| e.duplicate()));
@@ -550,15 +560,13 @@ pub(crate) fn train_corpus(
     // no document at all is refused below.)
     let unread = labels_without_documents(&featurised, &label_map, start)?;
     if !unread.is_empty() && featurised.iter().any(|f| !f.is_empty()) {
+        let skipped = std::mem::take(&mut skipped_of[0]);
+        let reports: Vec<CacheReport> = featurised.iter().filter_map(|f| f.report()).collect();
+        // This run's examples are given back before the smaller corpus is featurised.
+        drop(featurised);
+        crate::jobs::feature_cache::release_freed_memory();
         return train_without_labels(
-            corpus,
-            &unread,
-            &skipped_of[0],
-            settings,
-            start,
-            cache,
-            progress,
-            notes,
+            corpus, &unread, &skipped, &reports, settings, start, cache, progress, notes,
         );
     }
     let cache_reports: Vec<CacheReport> = featurised.iter().filter_map(|f| f.report()).collect();
@@ -895,9 +903,12 @@ pub(crate) fn train_corpus(
     let winner_settings = settings_of(winner);
     // 3 (a corpus too small to hold out a fifth to fit on): the scale fitted by
     // cross-validation, each document scored by a model that did not see it.
+    // Not when continuing a model: it keeps its scale, fitted on its own documents, where a
+    // fit on the new ones alone (often of one new label) would say nothing.
     let fold_fit = if settings.calibrate
         && !calibrate
         && !sharded
+        && start.is_none()
         && held_count + kept_count >= MIN_CALIBRATION_DOCUMENTS
     {
         progress.set_message("calibrating by cross-validation");

@@ -358,7 +358,7 @@ fn corpora_given_to_train() {
         &out,
         &Expect::Fails(
             1,
-            "label \"pictures\": none of its 2 file(s) could be read as a document with words (e.g. ",
+            "label \"pictures\": none of its 2 document(s) could be read as one with words (e.g. ",
         ),
     );
     assert!(
@@ -393,7 +393,7 @@ fn corpora_given_to_train() {
         &out,
         &Expect::Fails(
             2,
-            ": 1 label(s) with documents that could be read (\"space\"), but at least 2 are needed: label \"pictures\": none of its 1 file(s) could be read as a document with words (e.g. ",
+            ": 1 label(s) with documents that could be read (\"space\"), but at least 2 are needed: label \"pictures\": none of its 1 document(s) could be read as one with words (e.g. ",
         ),
     );
     // No documents: refused.

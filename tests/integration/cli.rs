@@ -8,7 +8,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{
-    assert_no_panic, assert_refused, cwtext, eval_json, fixtures, stderr, stdout,
+    assert_no_panic, assert_refused, cwtext, eval_json, files_in, fixtures, stderr, stdout,
     with_closed_stdout,
 };
 
@@ -1530,6 +1530,52 @@ fn a_corpus_too_small_for_a_held_out_fifth_is_calibrated_by_folds() {
         "{}",
         stdout(&out)
     );
+}
+
+/// Continuing a model on a few dozen documents keeps the model's probability scale: a fit by
+/// cross-validation on the new documents alone (here all of one new label) says nothing of
+/// the model's other labels. The first build of the folds' fit refitted it (0.0021 → 0.1095
+/// on the news model, Brier "0.1296 → 0.0006" on a single class).
+#[test]
+fn resuming_on_a_few_documents_keeps_the_models_scale() {
+    let (dir, model) = train("news", &[]);
+    let scale = |model: &Path| {
+        let out = cwtext().arg("inspect").arg(model).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .find(|l| l.starts_with("probability scale"))
+            .unwrap()
+            .split_whitespace()
+            .nth(2)
+            .unwrap()
+            .to_string()
+    };
+    let before = scale(&model);
+    assert_ne!(before, "1", "the news model is calibrated");
+    // 40 mails, as one new label: about 8 held out, too few for a fifth.
+    let mail = dir.path().join("more");
+    std::fs::create_dir_all(mail.join("mail")).unwrap();
+    for f in files_in(&fixtures().join("mail/ham")) {
+        std::fs::copy(&f, mail.join("mail").join(f.file_name().unwrap())).unwrap();
+    }
+    let resumed = dir.path().join("resumed.cwm");
+    let out = cwtext()
+        .arg("train")
+        .arg(&mail)
+        .arg("--resume")
+        .arg(&model)
+        .arg("-o")
+        .arg(&resumed)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("cross-validation (too few"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(scale(&resumed), before);
 }
 
 #[test]

@@ -664,3 +664,52 @@ fn examples_moved_to_disk_give_their_memory_back() {
         std::fs::read(dir.path().join("b.cwm")).unwrap()
     );
 }
+
+/// A label folder of unreadable files is left out and the rest featurised again; the cache
+/// kept for the whole corpus must stay as it is. The first build wrote the smaller corpus's
+/// examples over it, so every later run found it stale ("does not match the corpus") and
+/// featurised twice.
+#[test]
+fn a_kept_cache_is_reused_when_a_label_of_unreadable_files_is_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("corpus");
+    corpus(&dir);
+    std::fs::create_dir_all(dir.join("pictures")).unwrap();
+    std::fs::copy(
+        crate::common::fixtures().join("odd/image.png"),
+        dir.join("pictures/1.png"),
+    )
+    .unwrap();
+    let cache = tmp.path().join("cache");
+    let run = |model: &str| {
+        let output = cwtext()
+            .arg("train")
+            .arg(&dir)
+            .arg("-o")
+            .arg(tmp.path().join(model))
+            .args(["--epochs", "2", "--cache", cache.to_str().unwrap()])
+            .output()
+            .unwrap();
+        // Exit 1: a file was skipped; the model is written.
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let err = stderr(&output);
+        assert!(
+            err.contains("label \"pictures\": none of its 1 document(s) could be read"),
+            "{err}"
+        );
+        assert!(!err.contains("stale"), "{err}");
+        err
+    };
+    let first = run("a.cwm");
+    assert!(first.contains("(kept for later runs)"), "{first}");
+    let second = run("b.cwm");
+    assert!(
+        second.contains("(made by an earlier run, kept)"),
+        "{second}"
+    );
+    assert_eq!(
+        std::fs::read(tmp.path().join("a.cwm")).unwrap(),
+        std::fs::read(tmp.path().join("b.cwm")).unwrap(),
+        "the same model from the cache"
+    );
+}
