@@ -623,7 +623,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             fit.scale, fit.brier_before, fit.brier_after, fit.scale * fit.variance_shrinkage, fit.variance_shrinkage
         )),
         None if calibrate && start_model.is_some() => ui.info(format!(
-            "probabilities: the continued model's variance scale {:.4} is kept (too few held-out documents to fit it again)",
+            "probabilities: the continued model's variance scale {:.4} is kept (too few held-out documents, or all of one label, to fit it again)",
             model.header.probability_scale
         )),
         None if calibrate => ui.info(format!(

@@ -625,7 +625,20 @@ pub(crate) fn train_corpus(
     let held_count = parts[0].1.len();
     let kept_count = parts[0].0.len();
     let choose = candidates.len() > 1 && held_count >= MIN_SELECTION_DOCUMENTS && kept_count > 0;
-    let calibrate = settings.calibrate && held_count >= MIN_CALIBRATION_DOCUMENTS && kept_count > 0;
+    // A continued model is fitted again only on held-out documents of two labels or more: the
+    // new documents are often all of one new label, and a fit on them would say nothing of the
+    // others (the model keeps its scale).
+    let held_labels = || -> Result<usize> {
+        let mut seen = std::collections::BTreeSet::new();
+        for_each(&parts[0].1, |_, e| {
+            seen.insert(e.label);
+        })?;
+        Ok(seen.len())
+    };
+    let calibrate = settings.calibrate
+        && held_count >= MIN_CALIBRATION_DOCUMENTS
+        && kept_count > 0
+        && (start.is_none() || held_labels()? >= 2);
     let parts_of = |c: &Candidate| &parts[pipeline_of(c)];
     let hidden = NoProgress;
     let mut passes = 0;

@@ -1572,9 +1572,35 @@ fn resuming_on_a_few_documents_keeps_the_models_scale() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&format!(
-            "probabilities: the continued model's variance scale {:.4} is kept (too few held-out documents to fit it again)",
+            "probabilities: the continued model's variance scale {:.4} is kept (too few held-out documents, or all of one label, to fit it again)",
             before.parse::<f64>().unwrap()
         )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(scale(&resumed), before);
+    // 300 sentences of one new label hold out about 60: enough to fit on, but all of one label,
+    // so the scale is kept too (before, 65 held out of one label fitted it again: 0.0149 -> 0.219).
+    let resumed = dir.path().join("resumed-sentences.cwm");
+    let sentences = dir.path().join("sentences");
+    std::fs::create_dir_all(&sentences).unwrap();
+    std::fs::copy(
+        fixtures().join("sentences/train/pos.txt"),
+        sentences.join("pos.txt"),
+    )
+    .unwrap();
+    let out = cwtext()
+        .arg("train")
+        .arg(&sentences)
+        .args(["--layout", "lines", "--resume"])
+        .arg(&model)
+        .arg("-o")
+        .arg(&resumed)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is kept (too few held-out documents, or all of one label"),
         "{}",
         stderr(&out)
     );
