@@ -4,8 +4,10 @@
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::features::FeatureVector;
 use crate::jobs::examples::{for_each_while, Example, ExampleSource, Subset};
 use crate::jobs::trainer::{start_trainer, TrainSettings};
+use crate::learn::calibration::{shrinkage_ratio, summed_variance};
 use crate::learn::learner::{DiagonalLearner, Learner, ScoreGaussian};
 use crate::model::{CalibrationInfo, Model};
 use crate::progress::NoProgress;
@@ -90,11 +92,10 @@ pub fn fit_probability_scale<S: ExampleSource + ?Sized>(
 /// The probability scale of a corpus too small to hold out [`MIN_CALIBRATION_DOCUMENTS`], fitted
 /// by cross-validation: the settings trained for `epochs` on every fold but one of `folds`
 /// (`fold(e)` gives an example's), each document scored by the model that did not see it, and
-/// the scale fitted on every document so scored. Also returns the fold models' mean summed
-/// score variance over the documents among the first [`SHRINKAGE_SAMPLE`] that they trained on, the
-/// `before` of the shipped model's variance shrinkage ([`mean_summed_variance`] its `after`). `None`
-/// when fewer than [`MIN_CALIBRATION_DOCUMENTS`] could be scored: fitted on 10 to 18 documents,
-/// the scale was worse than none on 5 of 7 small slices by the Brier score.
+/// the scale fitted on every document so scored ([`FoldFit`], which the shipped model finishes
+/// with its variance shrinkage). `None` when fewer than [`MIN_CALIBRATION_DOCUMENTS`] could be
+/// scored: fitted on 10 to 18 documents, the scale was worse than none on 5 of 7 small slices
+/// by the Brier score.
 ///
 /// Without it a model of 60 messages kept the scale 1: its probabilities were over-sure (the
 /// fixture mail's ECE 0.31), and `learn` demanded η on the raw score variance
@@ -108,8 +109,15 @@ pub fn fit_by_folds<S: ExampleSource + Sync + ?Sized>(
     fold: &(dyn Fn(&Example) -> usize + Sync),
     labels: usize,
     start: Option<&Model>,
-) -> Result<Option<(CalibrationFit, f64)>> {
+) -> Result<Option<FoldFit>> {
     let parts = Subset::partition(examples, folds, fold)?;
+    // The first documents, read once, with their folds: each fold model's variance is measured
+    // on those it trained on, the shipped model's on all of them.
+    let mut sample = Vec::new();
+    for_each_while(examples, |_, e| {
+        sample.push((e.x.clone(), fold(e)));
+        sample.len() < SHRINKAGE_SAMPLE
+    })?;
     let hidden = NoProgress;
     // Per fold: the validated documents' score Gaussians and labels, and the fold model's
     // summed variance and count of the training documents it was measured on.
@@ -131,17 +139,9 @@ pub fn fit_by_folds<S: ExampleSource + Sync + ?Sized>(
             crate::jobs::examples::for_each(validation, |_, e| {
                 scored.push((learner.score_gaussians(&e.x), e.label));
             })?;
-            // On the documents among the first SHRINKAGE_SAMPLE that this model trained on: the
-            // shipped model is measured on the same first documents.
-            let (mut variance, mut measured) = (0.0, 0usize);
-            for_each_while(examples, |i, e| {
-                if fold(e) != f {
-                    variance += summed_variance(&learner, e);
-                    measured += 1;
-                }
-                i + 1 < SHRINKAGE_SAMPLE
-            })?;
-            Ok((scored, variance, measured))
+            let trained_on = sample.iter().filter(|(_, g)| *g != f).map(|(x, _)| x);
+            let variance = summed_variance(&|x| learner.score_gaussians(x), trained_on.clone());
+            Ok((scored, variance, trained_on.count()))
         })
         .collect::<Result<_>>()?;
     let (mut documents, mut variance, mut measured) = (Vec::new(), 0.0, 0);
@@ -157,8 +157,8 @@ pub fn fit_by_folds<S: ExampleSource + Sync + ?Sized>(
         &documents,
         crate::learn::calibration::Objective::Brier,
     );
-    Ok(Some((
-        CalibrationFit {
+    Ok(Some(FoldFit {
+        fit: CalibrationFit {
             scale: fit.scale,
             variance_shrinkage: 1.0,
             held_out: fit.documents,
@@ -166,36 +166,34 @@ pub fn fit_by_folds<S: ExampleSource + Sync + ?Sized>(
             brier_before: fit.before,
             brier_after: fit.after,
         },
-        variance / measured as f64,
-    )))
+        fold_variance: variance / measured as f64,
+        sample: sample.into_iter().map(|(x, _)| x).collect(),
+    }))
 }
 
-/// The shipped model's mean summed score variance over the first [`SHRINKAGE_SAMPLE`] examples:
-/// the `after` of [`fit_by_folds`]'s variance shrinkage.
-pub fn mean_summed_variance<S: ExampleSource + ?Sized>(
-    learner: &DiagonalLearner,
-    examples: &S,
-) -> Result<f64> {
-    let (mut variance, mut measured) = (0.0, 0usize);
-    for_each_while(examples, |_, e| {
-        variance += summed_variance(learner, e);
-        measured += 1;
-        measured < SHRINKAGE_SAMPLE
-    })?;
-    Ok(if measured == 0 {
-        0.0
-    } else {
-        variance / measured as f64
-    })
+/// What [`fit_by_folds`] found, before the shipped model divides the scale by its variance
+/// shrinkage ([`FoldFit::finish`]).
+#[derive(Debug)]
+pub struct FoldFit {
+    /// The fit on the fold models' scores (its shrinkage still 1).
+    pub fit: CalibrationFit,
+    /// The fold models' mean summed score variance over the sample's documents each trained on.
+    pub fold_variance: f64,
+    /// The first [`SHRINKAGE_SAMPLE`] documents.
+    sample: Vec<FeatureVector>,
 }
 
-/// The score variances of `learner` on one example, summed over labels.
-fn summed_variance(learner: &DiagonalLearner, e: &Example) -> f64 {
-    learner
-        .score_gaussians(&e.x)
-        .iter()
-        .map(|g| g.variance)
-        .sum()
+impl FoldFit {
+    /// The fit for the shipped model: its scale divided by the ratio of the shipped model's
+    /// mean summed score variance over the sample to the fold models'.
+    pub fn finish(self, shipped: &DiagonalLearner) -> CalibrationFit {
+        let after = summed_variance(&|x| shipped.score_gaussians(x), self.sample.iter())
+            / self.sample.len().max(1) as f64;
+        let mut fit = self.fit;
+        fit.variance_shrinkage = shrinkage_ratio(self.fold_variance, after);
+        fit.scale /= fit.variance_shrinkage;
+        fit
+    }
 }
 
 #[cfg(test)]
@@ -235,9 +233,10 @@ mod tests {
     fn every_document_is_scored_once_by_the_folds_that_did_not_see_it() {
         let examples = examples();
         let settings = TrainSettings::new(5, 1);
-        let (fit, before) = fit_by_folds(&settings, &examples, 5, &|e| e.split.fold(5), 2, None)
+        let fold = fit_by_folds(&settings, &examples, 5, &|e| e.split.fold(5), 2, None)
             .unwrap()
             .expect("60 documents are enough");
+        let (fit, before) = (fold.fit, fold.fold_variance);
         assert_eq!(fit.held_out, 60);
         assert_eq!(fit.folds, 5);
         assert!(fit.scale < 1.0, "{fit:?}");
@@ -249,17 +248,14 @@ mod tests {
         for _ in 0..settings.epochs {
             trainer.epoch_over(&examples, &NoProgress).unwrap();
         }
-        let after = mean_summed_variance(&trainer.predictor(), &examples).unwrap();
-        assert!(
-            (after / before - 1.0).abs() < 0.1,
-            "{after} against {before}"
-        );
+        let shrinkage = fold.finish(&trainer.predictor()).variance_shrinkage;
+        assert!((shrinkage - 1.0).abs() < 0.1, "{shrinkage} on {before}");
         // The same run gives the same fit.
         let again = fit_by_folds(&settings, &examples, 5, &|e| e.split.fold(5), 2, None)
             .unwrap()
             .unwrap();
-        assert_eq!(fit, again.0);
-        assert_eq!(before, again.1);
+        assert_eq!(fit, again.fit);
+        assert_eq!(before, again.fold_variance);
         // Under MIN_CALIBRATION_DOCUMENTS in all: no fit.
         let few = &examples[..MIN_CALIBRATION_DOCUMENTS - 1];
         assert!(

@@ -250,10 +250,10 @@ pub const SELECTION_FOLDS: usize = 5;
 fn labels_without_documents(
     featurised: &[Featurised],
     label_map: &[usize],
+    labels: usize,
     start: Option<&Model>,
 ) -> Result<Vec<usize>> {
     let known = start.map_or(0, |m| m.labels().len());
-    let labels = label_map.iter().copied().max().map_or(0, |m| m + 1);
     let mut unread: Vec<usize> = (0..label_map.len())
         .filter(|&i| label_map[i] >= known)
         .collect();
@@ -558,7 +558,13 @@ pub(crate) fn train_corpus(
     // and the label of any text whose words are all unknown. It is left out as an empty
     // folder is (`jobs::corpus`), and the rest trained again from the start. (A corpus with
     // no document at all is refused below.)
-    let unread = labels_without_documents(&featurised, &label_map, start)?;
+    // Only a run that skipped documents can have such a label (empty folders were left out
+    // when the corpus was read), so the others pay no pass for it.
+    let unread = if skipped_of[0].is_empty() {
+        Vec::new()
+    } else {
+        labels_without_documents(&featurised, &label_map, labels.len(), start)?
+    };
     if !unread.is_empty() && featurised.iter().any(|f| !f.is_empty()) {
         let skipped = std::mem::take(&mut skipped_of[0]);
         let reports: Vec<CacheReport> = featurised.iter().filter_map(|f| f.report()).collect();
@@ -1074,12 +1080,7 @@ pub(crate) fn train_corpus(
     });
     let fit = match (fit, fold_fit) {
         (Some(fit), _) => Some(fit),
-        (None, Some((mut fit, before))) => {
-            let after = crate::jobs::calibrate::mean_summed_variance(&model.learner, examples)?;
-            fit.variance_shrinkage = crate::learn::calibration::shrinkage_ratio(before, after);
-            fit.scale /= fit.variance_shrinkage;
-            Some(fit)
-        }
+        (None, Some(fold)) => Some(fold.finish(&model.learner)),
         (None, None) => None,
     };
     // The documents `learn` protects (crate::learn::rehearsal), with the final model's scores.
