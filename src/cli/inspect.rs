@@ -177,6 +177,9 @@ fn write_text(
     if let Some(tried) = &h.ngram_weight {
         writeln!(out, "bigram weight      {}", tried.describe())?;
     }
+    if let Some(tried) = &h.soft_rule {
+        writeln!(out, "update rule        {}", tried.describe())?;
+    }
     if let Some(length) = &h.text_length {
         writeln!(
             out,

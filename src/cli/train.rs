@@ -76,8 +76,9 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 5)]
     pub epochs: usize,
     /// Learning algorithm: CW and its relatives, or a first-order baseline. Unless this or
-    /// another learner option is given, short texts also try SCW-I (C 0.3, η 0.99, flat prior)
-    /// on the held-out fifth, taken only when clearly more accurate than CW.
+    /// another learner option is given, `train` also trains the chosen settings with SCW-I (C
+    /// 0.3, η 0.99, flat prior) and takes it when clearly more accurate than CW on the held-out
+    /// fifth after the run's epochs (labels filed by mistake, labels texts cannot tell).
     #[arg(long, value_enum, default_value_t = Algorithm::Cw, help_heading = "Learner")]
     pub algo: Algorithm,
     /// CW's update rule: stdev (JMLR Lemma 2, the default) or var (Lemma 1).
@@ -539,6 +540,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         cache,
         label_shift,
         ngram_weight,
+        soft_rule,
         tables_one_at_a_time,
     } = trained;
     let outcome = super::common::report_skipped(ui, &skipped);
@@ -578,6 +580,9 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ui.info(why);
     }
     if let Some(tried) = &ngram_weight {
+        ui.info(tried.describe());
+    }
+    if let Some(tried) = &soft_rule {
         ui.info(tried.describe());
     }
     match &label_shift {

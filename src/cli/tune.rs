@@ -236,6 +236,9 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     if let Some(tried) = &model.header.ngram_weight {
         writeln!(out, "then, as train does, {}", tried.describe())?;
     }
+    if let Some(tried) = &model.header.soft_rule {
+        writeln!(out, "then, as train does, {}", tried.describe())?;
+    }
     ui.info(format!("tuned in {:.1}s", start.elapsed().as_secs_f64()));
     Ok(outcome)
 }

@@ -385,6 +385,7 @@ mod tests {
                 label_shift: None,
                 text_length: None,
                 ngram_weight: None,
+                soft_rule: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

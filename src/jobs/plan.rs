@@ -505,7 +505,7 @@ impl TrainRequest {
             prior: !fixed && self.prior.is_none() && self.algorithm == Algorithm::Cw,
             label_shift: !fixed && self.label_shift,
             // CW as the defaults have it: no rule, η, constraints, projection, prior or
-            // formulation asked for. Kept for short texts only (`choose_by_text_length`).
+            // formulation asked for.
             soft_rule: !fixed
                 && self.algorithm == Algorithm::Cw
                 && self.update.is_none()
@@ -649,13 +649,13 @@ impl TrainPlan {
     /// chooses them, for short texts and small corpora; and no stop-word list, when it chooses
     /// the stop words, for short texts
     /// ([`crate::text::length::TextLength::keeps_every_word`]): the English list is
-    /// then not among the candidates; and, for the same short texts, the soft rule beside CW
-    /// when it may be chosen ([`crate::jobs::train::soft_rule`]); for mail, every header field
+    /// then not among the candidates; that the soft rule is tried beside CW when it may be
+    /// chosen ([`crate::jobs::train::soft_rule`]); for mail, every header field
     /// whole beside the stable rule when the rule may be chosen ([`Choose::every_field`]). The
     /// sample's length goes into the settings, for the model to record.
     fn choose_by_text_length(&mut self, corpus: &LabelledCorpus, notes: Notes) {
         let chars = self.settings.choose.chars;
-        let soft_rule = std::mem::take(&mut self.settings.choose.soft_rule);
+        let soft_rule = self.settings.choose.soft_rule;
         let every_field = std::mem::take(&mut self.settings.choose.every_field);
         let ngram_weight = std::mem::take(&mut self.settings.choose.ngram_weight);
         if chars.is_none()
@@ -696,10 +696,9 @@ impl TrainPlan {
                 crate::text::length::SHORT_TEXT_WORDS
             ));
         }
-        self.settings.choose.soft_rule = soft_rule && length.keeps_every_word();
-        if self.settings.choose.soft_rule {
+        if soft_rule {
             notes(format!(
-                "a soft rule beside CW: short texts also try SCW-I (C {}, η {}, prior flat), taken only when clearly more accurate held out, since CW learns labels that texts cannot tell",
+                "the soft rule beside CW: SCW-I (C {}, η {}, prior flat) with the chosen settings, compared after the run's epochs and taken only when clearly more accurate held out, since CW learns labels filed by mistake and labels that texts cannot tell",
                 crate::jobs::train::SOFT_RULE_C,
                 crate::jobs::train::SOFT_RULE_ETA
             ));

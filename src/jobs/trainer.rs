@@ -67,10 +67,10 @@ pub struct Choose {
     /// ([`crate::text::length`]: a rule on a sample of the documents, not a trial on the
     /// held-out fifth); `None`: the pipeline's as it is.
     pub chars: Option<crate::text::pipeline::chargrams::CharNgrams>,
-    /// A soft rule beside CW: one more candidate, SCW-I at the base pipeline
-    /// ([`crate::jobs::train::soft_rule`]), taken only when clearly more accurate than the best
-    /// CW candidate on the held-out fifth. Set for short texts only
-    /// ([`crate::text::length::TextLength::keeps_every_word`]).
+    /// The soft rule beside CW: the chosen settings with SCW-I
+    /// ([`crate::jobs::train::soft_rule`]), trained beside the winner's later epochs on the four
+    /// fifths and taken only when clearly more accurate than it on the held-out fifth after the
+    /// run's epochs ([`crate::jobs::train::soft_rule_trial`]).
     pub soft_rule: bool,
     /// Every header field whole beside the stable rule: the same candidates again with
     /// [`FieldRule::EveryFieldWhole`](crate::text::pipeline::config::FieldRule), taken only
@@ -339,6 +339,7 @@ impl Trainer {
                 label_shift: None,
                 text_length: settings.text_length,
                 ngram_weight: None,
+                soft_rule: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

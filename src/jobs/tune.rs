@@ -305,7 +305,7 @@ impl Candidate {
         } else {
             &[base.pipeline.field_rule]
         };
-        let mut out: Vec<Self> = rules
+        rules
             .iter()
             .flat_map(|&fields| {
                 [base.learner.prior, base.learner.prior.other()]
@@ -320,15 +320,7 @@ impl Candidate {
                         })
                     })
             })
-            .collect();
-        // Short texts also try the soft rule, as `train` does (`Choose::soft_rule`).
-        if keep_every_word && matches!(base.learner.rule, RuleKind::Stdev | RuleKind::Var) {
-            out.push(Candidate {
-                features: features(false, base.pipeline.field_rule),
-                learner: crate::jobs::train::soft_rule(&base.learner),
-            });
-        }
-        out
+            .collect()
     }
 
     /// A random point of the search space.
@@ -888,16 +880,15 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
         return 0;
     }
     let choices = &trials[..choices.min(trials.len())];
-    // Train's own rule, with the same departures from its base (the soft rule, every header
-    // field whole); a trial's answers are its best epoch's, where train compares after
-    // [`SELECTION_EPOCHS`]: the same documents, a model of that many epochs or more.
+    // Train's own rule, with the same departure from its base (every header field whole); a
+    // trial's answers are its best epoch's, where train compares after [`SELECTION_EPOCHS`]:
+    // the same documents, a model of that many epochs or more.
     let base = &choices[0].candidate;
     with_trains_departures(
         choices,
         |t| t.selection_accuracy,
         |t| &t.right,
         |i| choices[i].candidate.features.stopwords,
-        &|i| choices[i].candidate.learner.rule != base.learner.rule,
         &|i| choices[i].candidate.features.fields != base.features.fields,
     )
 }
@@ -994,6 +985,9 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
             label_shift: true,
             ngram_weight: kept_trains_pick(search)
                 && search.text_length.is_some_and(|t| t.tries_lighter_ngrams()),
+            // And the soft rule after the run's epochs, which train tries beside its default
+            // learner, tune's base.
+            soft_rule: kept_trains_pick(search),
             ..Default::default()
         },
         text_length: search.text_length,
@@ -1314,8 +1308,8 @@ mod tests {
                 "tune's first trials are what `cwtext train` chooses among"
             );
         }
-        // Short texts: train keeps every word (no list) and chooses the prior and whether to
-        // take the soft rule, and so do tune's first trials.
+        // Short texts: train keeps every word (no list) and chooses the prior, and so do tune's
+        // first trials (the soft rule is tried after the run's epochs, not among them).
         let mut short = base.clone();
         short.choose.stopwords = false;
         short.choose.soft_rule = true;
@@ -1330,8 +1324,7 @@ mod tests {
             .iter()
             .map(|c| (c.pipeline(&short.pipeline).unwrap(), c.learner.clone()))
             .collect();
-        assert_eq!(train.len(), 3);
-        assert_eq!(train[2].1, crate::jobs::train::soft_rule(&short.learner));
+        assert_eq!(train.len(), 2);
         assert_eq!(tune, train);
         // Mail: train tries each of its four again with every header field whole, after them,
         // and so do tune's first trials, in the same order; random trials may read them whole.

@@ -152,6 +152,10 @@ pub struct ModelHeader {
     /// when not tried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ngram_weight: Option<NgramWeightTrial>,
+    /// The chosen settings again with the soft rule, compared on the held-out fifth after the
+    /// run's epochs ([`SoftRuleTrial`]); absent when not tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_rule: Option<SoftRuleTrial>,
     /// How long the training documents were, when `train` looked to decide on character
     /// n-grams ([`crate::text::length`]); absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -218,6 +222,48 @@ pub struct Selection {
     /// ([`Groups`](crate::jobs::corpus::Groups)); 0 when the fifth was drawn file by file.
     #[serde(default, skip_serializing_if = "is_zero_usize")]
     pub groups: usize,
+}
+
+/// The chosen settings with the soft rule (SCW-I, `train`'s `jobs::train::soft_rule`) against
+/// them as chosen, on the held-out fifth after the run's epochs on the four fifths.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SoftRuleTrial {
+    /// SCW-I's aggressiveness C and confidence η.
+    pub c: f64,
+    pub eta: f64,
+    /// The epochs both were trained for on the four fifths before they were scored.
+    pub epochs: usize,
+    /// Held-out accuracy with the soft rule, and as chosen.
+    pub accuracy: f64,
+    pub accuracy_before: f64,
+    /// Held-out documents the soft rule got right and the chosen settings missed, and the
+    /// reverse.
+    pub wins: usize,
+    pub losses: usize,
+    /// Its lead in standard errors of the paired difference.
+    pub standard_errors: f64,
+    /// The standard errors it had to be ahead by, and whether it was (and was taken).
+    pub margin: f64,
+    pub taken: bool,
+}
+
+impl SoftRuleTrial {
+    /// One clause for people.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} the soft rule SCW-I (C {}, η {}, prior flat): held-out accuracy after {} epochs {:.4} against {:.4} with CW (right on {} it missed, wrong on {} it got, {:+.2} standard errors; taken when ahead by more than {})",
+            if self.taken { "took" } else { "kept CW, not" },
+            self.c,
+            self.eta,
+            self.epochs,
+            self.accuracy,
+            self.accuracy_before,
+            self.wins,
+            self.losses,
+            self.standard_errors,
+            self.margin
+        )
+    }
 }
 
 /// The chosen settings with lighter n-grams against them as chosen, on the held-out fifth.
@@ -1041,6 +1087,7 @@ mod tests {
                 label_shift: None,
                 text_length: None,
                 ngram_weight: None,
+                soft_rule: None,
                 vocabulary_bytes: 0,
                 rehearsal_bytes: 0,
             },

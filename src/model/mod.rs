@@ -14,7 +14,8 @@ pub mod merge;
 pub use format::{
     index_or_push, link_target, CalibrationInfo, Checksum, KeptDocuments, KeptVocabulary,
     LabelShift, LearnerConfig, ModelHeader, NgramWeightTrial, Selection, SelectionTrial,
-    TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION, VERIFY_LIMIT,
+    SoftRuleTrial, TrainingStats, WeightEncoding, FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION,
+    VERIFY_LIMIT,
 };
 
 use std::sync::Arc;

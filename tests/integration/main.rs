@@ -41,6 +41,8 @@ mod mailbox;
 mod model_compat;
 #[cfg(feature = "cli")]
 mod ngram_weight;
+#[cfg(feature = "cli")]
+mod noisy_labels;
 mod reproduce;
 #[cfg(feature = "cli")]
 mod rows;
