@@ -93,18 +93,8 @@ def main() -> int:
             for share in [float(x) for x in a.noise.split(",")]:
                 for seed in [int(x) for x in a.seeds.split(",")]:
                     split = make_noisy(full, share, seed, work / "noisy")
-                    got = {}
-                    for name, extra in variants:
-                        row = compare.run_cwtext(name, a.cwtext, split, work,
-                                                 ["train", "--seed", "1", "-q"] + extra)
-                        if "error" in row:
-                            raise SystemExit(f"{name} on {corpus} {share}: {row['error']}")
-                        got[name] = row["accuracy"]
-                    for key in peers:
-                        row = compare.run_peer(key, has_probs[key], split, work, quick=False)
-                        if "error" in row:
-                            raise SystemExit(f"{key} on {corpus} {share}: {row['error']}")
-                        got[key] = row["accuracy"]
+                    got = slices.score_tools(a.cwtext, split, work, f"{corpus} {share}",
+                                             variants, peers, has_probs)
                     best = max((got[p] for p in peers), default=float("nan"))
                     rows.append(got)
                     line = (f"| {corpus} | {share:.2f} | {seed} | {split['moved']} | "

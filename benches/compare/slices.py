@@ -125,6 +125,34 @@ def make_slice(full: Path, n: int, draw: str, dest: Path) -> dict:
     return {"root": str(dest), "labels": len(labels)}
 
 
+def score_tools(cwtext: str, split: dict, work: Path, what: str, variants: list, peers: list[str],
+                has_probs: dict) -> dict[str, float]:
+    """Test accuracy on `split` of plain `train --seed 1` with each variant's arguments added
+    (leading NAME=VALUE words set the environment, as in a shell) and of each peer with its
+    fixed settings, by tool name; `what` names the split in errors."""
+    got = {}
+    for name, extra in variants:
+        env = dict(w.split("=", 1) for w in itertools.takewhile(
+            lambda w: re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", w), extra))
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            row = compare.run_cwtext(name, cwtext, split, work,
+                                     ["train", "--seed", "1", "-q"] + extra[len(env):])
+        finally:
+            for k, v in saved.items():
+                os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+        if "error" in row:
+            raise SystemExit(f"{name} on {what}: {row['error']}")
+        got[name] = row["accuracy"]
+    for key in peers:
+        row = compare.run_peer(key, has_probs[key], split, work, quick=False)
+        if "error" in row:
+            raise SystemExit(f"{key} on {what}: {row['error']}")
+        got[key] = row["accuracy"]
+    return got
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cwtext", required=True)
@@ -157,27 +185,8 @@ def main() -> int:
         for n in [int(x) for x in a.per_label.split(",")]:
             for draw in a.draws.split(","):
                 split = make_slice(full, n, draw, work / "slice")
-                got = {}
-                for name, extra in variants:
-                    # Leading NAME=VALUE words set the environment, as in a shell.
-                    env = dict(w.split("=", 1) for w in itertools.takewhile(
-                        lambda w: re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", w), extra))
-                    saved = {k: os.environ.get(k) for k in env}
-                    os.environ.update(env)
-                    try:
-                        row = compare.run_cwtext(name, a.cwtext, split, work,
-                                                 ["train", "--seed", "1", "-q"] + extra[len(env):])
-                    finally:
-                        for k, v in saved.items():
-                            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-                    if "error" in row:
-                        raise SystemExit(f"{name} on {a.corpus}-{n} {draw}: {row['error']}")
-                    got[name] = row["accuracy"]
-                for key in peers:
-                    row = compare.run_peer(key, has_probs[key], split, work, quick=False)
-                    if "error" in row:
-                        raise SystemExit(f"{key} on {a.corpus}-{n} {draw}: {row['error']}")
-                    got[key] = row["accuracy"]
+                got = score_tools(a.cwtext, split, work, f"{a.corpus}-{n} {draw}", variants,
+                                  peers, has_probs)
                 best = max(got[p] for p in peers) if peers else float("nan")
                 rows.append(got)
                 line = (f"| {a.corpus}-{n} | {n * split['labels']} | {draw} | "

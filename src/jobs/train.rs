@@ -694,6 +694,11 @@ pub(crate) fn train_corpus(
     // The chosen settings with the soft rule, trained beside the winner's later epochs when
     // tried (2c).
     let (mut soft_candidate, mut soft_partial): (Option<Candidate>, Option<Partial>) = (None, None);
+    let soft_for = |chosen: usize| {
+        let c = &candidates[chosen];
+        let table = table_bytes(labels.len(), c.pipeline.dimension());
+        soft_rule_candidate(settings, c, held_count, table, cache.tables_side_by_side)
+    };
     if candidates.len() > 1 {
         if choose {
             progress.set_message(&format!("choosing among {} settings", candidates.len()));
@@ -781,13 +786,7 @@ pub(crate) fn train_corpus(
                     Ok(())
                 };
                 // The soft rule (2c below) trains beside the winner's later epochs.
-                soft_candidate = soft_rule_candidate(
-                    settings,
-                    &candidates[chosen],
-                    held_count,
-                    table_bytes(labels.len(), candidates[chosen].pipeline.dimension()),
-                    cache.tables_side_by_side,
-                );
+                soft_candidate = soft_for(chosen);
                 match &soft_candidate {
                     Some(c) => {
                         progress.set_message("trying the soft rule beside CW's epochs");
@@ -852,13 +851,7 @@ pub(crate) fn train_corpus(
     if calibrate && partial.is_none() && !sharded {
         let (kept, _) = parts_of(&candidates[chosen]);
         // With nothing else to choose (`tune`'s winner) the soft rule may still be tried (2c).
-        soft_candidate = soft_rule_candidate(
-            settings,
-            &candidates[chosen],
-            held_count,
-            table_bytes(labels.len(), candidates[chosen].pipeline.dimension()),
-            cache.tables_side_by_side,
-        );
+        soft_candidate = soft_for(chosen);
         let chosen_model = || train_kept(&candidates[chosen], kept, settings.epochs);
         partial = Some(match &soft_candidate {
             Some(c) => {

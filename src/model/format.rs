@@ -341,8 +341,9 @@ impl Selection {
                 " (the base settings: no other was better by more than a standard error)"
             } else {
                 // Passed over a more accurate trial: only
-                // crate::jobs::train::only_if_clearly_better does, for the soft rule or for
-                // every header field whole.
+                // crate::jobs::train::only_if_clearly_better does, for every header field
+                // whole (and, in models written before 2026-11-29, for the soft rule, then a
+                // candidate of this choice).
                 let best = self
                     .trials
                     .iter()
