@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::features::FeatureVector;
-use crate::learn::learner::{LabelStart, Learner};
+use crate::learn::learner::{CwConfig, LabelStart, Learner, RuleKind};
 use crate::model::{KeptDocuments, Model};
 use crate::text::pipeline::Pipeline;
 
@@ -215,7 +215,9 @@ pub fn learn(model: &mut Model, documents: &[(FeatureVector, String)]) -> Result
     learn_with(model, documents, &LearnOptions::default())
 }
 
-/// Applies one update per (document, label), in order.
+/// Applies one update per (document, label), in order, with the model's rule; in a model that
+/// took the soft rule ([`crate::model::SoftRuleTrial`]), a label added after training with
+/// CW-Stdev's uncapped step.
 pub fn learn_with(
     model: &mut Model,
     documents: &[(FeatureVector, String)],
@@ -255,8 +257,27 @@ pub fn learn_with(
     if options.replay_calibrated {
         replay_config.eta = calibrated_eta(replay_config.eta, correction_scale(scale));
     }
-    let correction_params = config.validate()?;
+    let correction_params = config.clone().validate()?;
     let replay_params = replay_config.validate()?;
+    // A model that took the soft rule took it for the labels of its training files, whose
+    // filing it doubts; a label added since has only the user's refiles, learned with CW's
+    // uncapped step (SCW-I's step is CW-Stdev's capped at C, Wang, Zhao & Hoi 2012, Prop. 1).
+    let trained_labels = model
+        .header
+        .soft_rule
+        .as_ref()
+        .filter(|t| t.taken && t.labels > 0 && config.rule == RuleKind::Scw1)
+        .map(|t| t.labels);
+    let new_label_params = match trained_labels {
+        Some(_) => Some(
+            CwConfig {
+                rule: RuleKind::Stdev,
+                ..config.clone()
+            }
+            .validate()?,
+        ),
+        None => None,
+    };
     model.learner.set_params(correction_params.clone());
     for (x, label) in documents {
         let index = match model.labels().iter().position(|l| l == label) {
@@ -275,6 +296,10 @@ pub fn learn_with(
         t.label_documents.resize(model.header.labels.len(), 0);
         t.label_documents[index] += 1;
         t.documents += 1;
+        let uncapped = trained_labels.is_some_and(|n| index >= n);
+        if let (true, Some(p)) = (uncapped, &new_label_params) {
+            model.learner.set_params(p.clone());
+        }
         let before = model.learner.scores(x);
         let wrong = crate::learn::learner::argmax(&before) != index;
         if wrong || !options.mistakes_only {
@@ -321,6 +346,9 @@ pub fn learn_with(
                 model.learner.set_params(correction_params.clone());
             }
             memory.offer(index, x, &model.learner);
+        }
+        if uncapped {
+            model.learner.set_params(correction_params.clone());
         }
     }
     model.learner.set_params(saved);

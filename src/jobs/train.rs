@@ -964,7 +964,12 @@ pub(crate) fn train_corpus(
         // (The lighter n-grams leave the same documents with words, so the two fifths are the
         // same documents in the same order.)
         if before.len() == after.len() {
-            soft_trial = Some(soft_rule_trial(&after, &before, settings.epochs));
+            soft_trial = Some(soft_rule_trial(
+                &after,
+                &before,
+                settings.epochs,
+                labels.len(),
+            ));
         }
     }
     let soft_won = soft_trial.as_ref().is_some_and(|t| t.taken);
@@ -1206,7 +1211,12 @@ fn soft_rule_candidate(
 /// four fifths, from whether each held-out document was right under it (`after`) and under
 /// them (`before`); taken when ahead by more than [`SOFT_RULE_MARGIN`] standard errors of the
 /// paired difference.
-pub fn soft_rule_trial(after: &[bool], before: &[bool], epochs: usize) -> SoftRuleTrial {
+pub fn soft_rule_trial(
+    after: &[bool],
+    before: &[bool],
+    epochs: usize,
+    labels: usize,
+) -> SoftRuleTrial {
     let (wins, losses, standard_errors) = crate::learn::tally::paired_difference(after, before);
     let rate =
         |right: &[bool]| right.iter().filter(|&&r| r).count() as f64 / right.len().max(1) as f64;
@@ -1221,6 +1231,7 @@ pub fn soft_rule_trial(after: &[bool], before: &[bool], epochs: usize) -> SoftRu
         standard_errors,
         margin: SOFT_RULE_MARGIN,
         taken: standard_errors > SOFT_RULE_MARGIN,
+        labels,
     }
 }
 

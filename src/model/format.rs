@@ -245,6 +245,10 @@ pub struct SoftRuleTrial {
     /// The standard errors it had to be ahead by, and whether it was (and was taken).
     pub margin: f64,
     pub taken: bool,
+    /// The labels of the training files it was chosen for (the first this many of the
+    /// model's); `learn` corrects labels added since with CW's uncapped step. 0: not recorded.
+    #[serde(default)]
+    pub labels: usize,
 }
 
 impl SoftRuleTrial {

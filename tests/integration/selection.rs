@@ -521,13 +521,13 @@ fn the_soft_rule_needs_a_standard_error_over_the_chosen_settings() {
         (soft(0, 50), false, 0, 10, -10f64.sqrt()),
     ];
     for (after, taken, wins, losses, standard_errors) in cases {
-        let t = soft_rule_trial(&after, &cw, 5);
+        let t = soft_rule_trial(&after, &cw, 5, 3);
         assert_eq!((t.taken, t.wins, t.losses), (taken, wins, losses), "{t:?}");
         assert!((t.standard_errors - standard_errors).abs() < 1e-9, "{t:?}");
         assert_eq!(t.accuracy_before, 0.60);
         assert_eq!(t.epochs, 5);
     }
-    assert!(soft_rule_trial(&soft(0, 62), &cw, 5)
+    assert!(soft_rule_trial(&soft(0, 62), &cw, 5, 3)
         .describe()
         .starts_with("took the soft rule SCW-I (C 0.3, η 0.99, prior flat): held-out accuracy after 5 epochs 0.6200 against 0.6000 with CW (right on 2 it missed, wrong on 0 it got, +1.41 standard errors"));
 }
