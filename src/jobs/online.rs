@@ -262,21 +262,16 @@ pub fn learn_with(
     // A model that took the soft rule took it for the labels of its training files, whose
     // filing it doubts; a label added since has only the user's refiles, learned with CW's
     // uncapped step (SCW-I's step is CW-Stdev's capped at C, Wang, Zhao & Hoi 2012, Prop. 1).
-    let trained_labels = model
-        .header
-        .soft_rule
-        .as_ref()
-        .filter(|t| t.taken && t.labels > 0 && config.rule == RuleKind::Scw1)
-        .map(|t| t.labels);
-    let new_label_params = match trained_labels {
-        Some(_) => Some(
-            CwConfig {
+    // (the labels trained with, the parameters of a label added since)
+    let uncapped_after = match &model.header.soft_rule {
+        Some(t) if t.taken && t.labels > 0 && config.rule == RuleKind::Scw1 => {
+            let cw = CwConfig {
                 rule: RuleKind::Stdev,
                 ..config.clone()
-            }
-            .validate()?,
-        ),
-        None => None,
+            };
+            Some((t.labels, cw.validate()?))
+        }
+        _ => None,
     };
     model.learner.set_params(correction_params.clone());
     for (x, label) in documents {
@@ -296,10 +291,13 @@ pub fn learn_with(
         t.label_documents.resize(model.header.labels.len(), 0);
         t.label_documents[index] += 1;
         t.documents += 1;
-        let uncapped = trained_labels.is_some_and(|n| index >= n);
-        if let (true, Some(p)) = (uncapped, &new_label_params) {
-            model.learner.set_params(p.clone());
-        }
+        let uncapped = match &uncapped_after {
+            Some((trained, cw)) if index >= *trained => {
+                model.learner.set_params(cw.clone());
+                true
+            }
+            _ => false,
+        };
         let before = model.learner.scores(x);
         let wrong = crate::learn::learner::argmax(&before) != index;
         if wrong || !options.mistakes_only {

@@ -918,12 +918,7 @@ pub(crate) fn train_corpus(
         (&lighter_candidate, &lighter_parts, &partial)
     {
         let accuracy = |learner: &DiagonalLearner, held: &Part| -> Result<f64> {
-            let mut right = 0;
-            for_each(held, |_, e| {
-                right +=
-                    usize::from(crate::learn::learner::argmax(&learner.scores(&e.x)) == e.label)
-            })?;
-            Ok(right as f64 / held.len().max(1) as f64)
+            Ok(share_right(&held_out_right(learner, held)?))
         };
         let before = accuracy(&trainer.predictor(), &parts_of(&candidates[chosen]).1)?;
         let lighter = train_kept(c, kept, settings.epochs)?;
@@ -1218,14 +1213,12 @@ pub fn soft_rule_trial(
     labels: usize,
 ) -> SoftRuleTrial {
     let (wins, losses, standard_errors) = crate::learn::tally::paired_difference(after, before);
-    let rate =
-        |right: &[bool]| right.iter().filter(|&&r| r).count() as f64 / right.len().max(1) as f64;
     SoftRuleTrial {
         c: SOFT_RULE_C,
         eta: SOFT_RULE_ETA,
         epochs,
-        accuracy: rate(after),
-        accuracy_before: rate(before),
+        accuracy: share_right(after),
+        accuracy_before: share_right(before),
         wins,
         losses,
         standard_errors,
@@ -1233,6 +1226,11 @@ pub fn soft_rule_trial(
         taken: standard_errors > SOFT_RULE_MARGIN,
         labels,
     }
+}
+
+/// The share of `right` that is true: an accuracy from [`held_out_right`]'s answers.
+fn share_right(right: &[bool]) -> f64 {
+    right.iter().filter(|&&r| r).count() as f64 / right.len().max(1) as f64
 }
 
 /// Whether each document of `held` is right under `learner`'s mean scores.
