@@ -87,6 +87,9 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                     value
                 }),
                 "text_length": model.header.text_length,
+                "selection": model.header.selection,
+                "ngram_weight": model.header.ngram_weight,
+                "soft_rule": model.header.soft_rule,
                 "vocabulary_buckets": vocabulary.as_ref().map(|v| v.len()),
                 "features": labels.iter().map(|&l| json!({
                     "label": model.labels()[l],
@@ -179,6 +182,16 @@ fn write_text(
     }
     if let Some(tried) = &h.soft_rule {
         writeln!(out, "update rule        {}", tried.describe())?;
+        let added = h.labels.len().saturating_sub(tried.labels);
+        if tried.taken && tried.labels > 0 && added > 0 {
+            writeln!(
+                out,
+                "                   {added} label{} added since training learn{} with CW's uncapped step: {}",
+                if added == 1 { "" } else { "s" },
+                if added == 1 { "s" } else { "" },
+                h.labels[tried.labels..].join(", ")
+            )?;
+        }
     }
     if let Some(length) = &h.text_length {
         writeln!(

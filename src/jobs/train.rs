@@ -1150,7 +1150,9 @@ pub(crate) fn train_corpus(
     model.header.training.skipped += skipped.len();
     model.header.selection = selection.clone();
     model.header.ngram_weight = ngram_weight.clone();
-    model.header.soft_rule = soft_trial.clone();
+    model.header.soft_rule = soft_trial
+        .clone()
+        .or_else(|| continued_soft_rule(start, &model));
     // Recorded only when it corrects: a model without it is what it was before.
     model.header.label_shift = label_shift.clone().filter(|s| s.choice.gamma > 0.0);
     if let Some(fit) = fit {
@@ -1200,6 +1202,22 @@ fn soft_rule_candidate(
             pipeline: chosen.pipeline.clone(),
             learner: soft_rule(&chosen.learner),
         })
+}
+
+/// A continued model's record of the soft rule (`--resume` tries no new trial): the model it
+/// continues took it for its training files' labels, and the files it is continued with are
+/// training files too, so every label of the continued model was trained from files and
+/// `learn` keeps the capped step for all of them (labels added by `learn` since get CW's).
+fn continued_soft_rule(start: Option<&Model>, model: &Model) -> Option<SoftRuleTrial> {
+    let trial = start?.header.soft_rule.clone()?;
+    Some(SoftRuleTrial {
+        labels: if trial.labels == 0 {
+            0
+        } else {
+            model.header.labels.len()
+        },
+        ..trial
+    })
 }
 
 /// Step 2c's decision: the soft rule against the chosen settings, both after `epochs` on the

@@ -144,6 +144,29 @@ pub fn learner_difference(models: &[Model], names: &[String]) -> Option<String> 
     })
 }
 
+/// The merged model's record of the soft rule: the first input's (its rule is the merged
+/// model's), counting as trained from files the merged labels, from the first on, that some
+/// input was trained on from files (its first `labels`, or every label of an input without a
+/// record); `learn` corrects the labels after them with CW's uncapped step
+/// ([`crate::model::SoftRuleTrial::labels`]).
+fn merged_soft_rule(models: &[Model], merged: &[String]) -> Option<crate::model::SoftRuleTrial> {
+    let trial = models.first()?.header.soft_rule.clone()?;
+    if trial.labels == 0 {
+        return Some(trial);
+    }
+    let from_files = |label: &String| {
+        models.iter().any(|m| {
+            let trained = match &m.header.soft_rule {
+                Some(t) if t.labels > 0 => t.labels,
+                _ => m.labels().len(),
+            };
+            m.labels()[..trained.min(m.labels().len())].contains(label)
+        })
+    };
+    let labels = merged.iter().take_while(|l| from_files(l)).count();
+    Some(crate::model::SoftRuleTrial { labels, ..trial })
+}
+
 /// Merges models into one: same pipeline and formulation required, label sets united, training
 /// statistics summed. `names` name the inputs in messages.
 pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<Model> {
@@ -239,6 +262,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
             corrections_since: 0,
         });
     header.selection = None;
+    header.soft_rule = merged_soft_rule(models, &header.labels);
     // A label shift's strength was chosen on one model's held-out fifth: not carried over.
     header.label_shift = None;
     header.cwtext_version = env!("CARGO_PKG_VERSION").to_string();

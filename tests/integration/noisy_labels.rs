@@ -195,3 +195,83 @@ fn a_new_folder_in_a_model_that_took_the_soft_rule_is_learned_with_cws_step() {
         stdout(&out)
     );
 }
+
+/// `inspect --format json`'s record of the soft rule.
+fn soft_rule_record(model: &Path) -> serde_json::Value {
+    let out = cwtext()
+        .args(["inspect", "--format", "json"])
+        .arg(model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    value["soft_rule"].clone()
+}
+
+/// A model that took the soft rule keeps its record when continued (`--resume`, here with the
+/// files of a fourth topic) and when merged: every label trained from files, the new topic's
+/// too, keeps the capped step, and only a folder made later by refiling is learned with CW's.
+/// Until 2026-11-29 a continued model lost the record (its later folders then learned with
+/// the capped step), and a merged one counted the other input's topics as added since.
+#[test]
+fn a_continued_or_merged_soft_model_keeps_its_record() {
+    use rand::SeedableRng;
+    let dir = tempfile::tempdir().unwrap();
+    topic_corpus(dir.path(), 400, 0.3, 3);
+    let chosen = dir.path().join("chosen.cwm");
+    let out = train_seed3(dir.path().join("train").to_str().unwrap(), &chosen, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(soft_rule_record(&chosen)["taken"], true);
+    assert_eq!(soft_rule_record(&chosen)["labels"], 3);
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let more = dir.path().join("more").join("geology");
+    std::fs::create_dir_all(&more).unwrap();
+    for i in 0..60 {
+        let text = topic_document(&mut rng, "geology");
+        std::fs::write(more.join(format!("{i:02}.txt")), text).unwrap();
+    }
+    let resumed = dir.path().join("resumed.cwm");
+    let resume = ["--resume", chosen.to_str().unwrap()];
+    let out = train_seed3(more.parent().unwrap().to_str().unwrap(), &resumed, &resume);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = soft_rule_record(&resumed);
+    assert_eq!(record["taken"], true, "{record}");
+    assert_eq!(record["labels"], 4, "{record}");
+
+    let merged = dir.path().join("merged.cwm");
+    let out = cwtext()
+        .arg("merge")
+        .args([&chosen, &resumed])
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(soft_rule_record(&merged)["labels"], 4);
+
+    // A folder made by refiling is the one added since; inspect names it.
+    let refiles = dir.path().join("refiles");
+    std::fs::create_dir_all(&refiles).unwrap();
+    for i in 0..3 {
+        let text = topic_document(&mut rng, "botany");
+        std::fs::write(refiles.join(format!("{i}.txt")), text).unwrap();
+    }
+    let out = cwtext()
+        .args(["learn", "-m"])
+        .arg(&resumed)
+        .args(["--label", "botany"])
+        .arg(&refiles)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(soft_rule_record(&resumed)["labels"], 4);
+    let out = cwtext().arg("inspect").arg(&resumed).output().unwrap();
+    assert!(
+        stdout(&out).contains(
+            "\n                   1 label added since training learns with CW's uncapped step: botany\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
