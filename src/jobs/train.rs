@@ -945,6 +945,22 @@ pub(crate) fn train_corpus(
                 parts_of(&candidates[chosen]),
             ),
         };
+    // The soft rule is compared with the winner on the winner's features: when the lighter
+    // n-grams won, it is trained again with them (the full-weight soft model is dropped
+    // first), so that a soft model taken ships the n-gram weight its record says was taken.
+    if lighter_won && soft_partial.is_some() {
+        drop(soft_partial.take());
+        soft_candidate = soft_candidate.map(|c| Candidate {
+            name: format!("{}, soft rule {}", winner.name, soft_rule_name()),
+            pipeline: winner.pipeline.clone(),
+            ..c
+        });
+        if let Some(c) = &soft_candidate {
+            progress.set_message("trying the soft rule with the lighter bigrams");
+            soft_partial = Some(train_kept(c, &winner_parts.0, settings.epochs)?);
+            passes += settings.epochs;
+        }
+    }
     // 2c. The chosen settings with the soft rule (SCW-I, its step capped), trained beside the
     // winner's later epochs: both after the run's epochs on the four fifths, scored on the
     // held-out fifth; the soft rule taken when ahead of the winner (with lighter n-grams, when
@@ -953,11 +969,8 @@ pub(crate) fn train_corpus(
     let mut soft_trial = None;
     if let (Some(soft), Some(Partial::Trainer(trainer))) = (&soft_partial, &partial) {
         let (_, held) = winner_parts;
-        let (_, soft_held) = parts_of(&candidates[chosen]);
         let before = held_out_right(&trainer.predictor(), held)?;
-        let after = held_out_right(&predictor_of(soft), soft_held)?;
-        // (The lighter n-grams leave the same documents with words, so the two fifths are the
-        // same documents in the same order.)
+        let after = held_out_right(&predictor_of(soft), held)?;
         if before.len() == after.len() {
             soft_trial = Some(soft_rule_trial(
                 &after,
@@ -973,11 +986,7 @@ pub(crate) fn train_corpus(
     }
     drop(soft_partial);
     let (winner, examples, winner_parts) = match &soft_candidate {
-        Some(c) if soft_won => (
-            c,
-            examples_of(&candidates[chosen]),
-            parts_of(&candidates[chosen]),
-        ),
+        Some(c) if soft_won => (c, examples, winner_parts),
         _ => (winner, examples, winner_parts),
     };
     let winner_settings = settings_of(winner);
@@ -1195,13 +1204,15 @@ fn soft_rule_candidate(
         && settings.sharding.shards == 1
         && tables * table <= side_by_side)
         .then(|| Candidate {
-            name: format!(
-                "{}, soft rule SCW-I (C {SOFT_RULE_C}, η {SOFT_RULE_ETA}, prior flat)",
-                chosen.name
-            ),
+            name: format!("{}, soft rule {}", chosen.name, soft_rule_name()),
             pipeline: chosen.pipeline.clone(),
             learner: soft_rule(&chosen.learner),
         })
+}
+
+/// The soft rule as candidate names give it.
+fn soft_rule_name() -> String {
+    format!("SCW-I (C {SOFT_RULE_C}, η {SOFT_RULE_ETA}, prior flat)")
 }
 
 /// A continued model's record of the soft rule (`--resume` tries no new trial): the model it
