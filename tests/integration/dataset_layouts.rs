@@ -74,3 +74,54 @@ fn an_imdb_layout_trains_pos_and_neg_not_its_unrated_reviews() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(labels_of(&model), ["neg", "pos", "unrated"]);
 }
+
+/// Folders as a user hands them over: unzipped from an archive made on a Mac (`__MACOSX/` with
+/// `._` resource forks beside the labels, `.DS_Store`), or copied from Windows (`desktop.ini`,
+/// `Thumbs.db` in a label's folder). Before, `desktop.ini` was trained as a document of its
+/// label, `Thumbs.db` was skipped as a binary file and failed the batch (exit code 1), and
+/// `__MACOSX` was warned about as a label without documents.
+#[test]
+fn files_that_systems_leave_in_folders_are_not_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("reviews");
+    for (label, words) in [
+        ("pos", "a great wonderful moving film"),
+        ("neg", "a terrible boring dull film"),
+    ] {
+        let folder = corpus.join(label);
+        let forks = corpus.join("__MACOSX").join(label);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::create_dir_all(&forks).unwrap();
+        for i in 0..30 {
+            let name = format!("{i}.txt");
+            std::fs::write(folder.join(&name), format!("{words} number {i}\n")).unwrap();
+            // An AppleDouble header: magic, version, "Mac OS X", padding.
+            let mut fork = vec![0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00];
+            fork.extend_from_slice(b"Mac OS X        \x00\x02");
+            std::fs::write(forks.join(format!("._{name}")), fork).unwrap();
+        }
+        std::fs::write(folder.join(".DS_Store"), b"\x00\x00\x00\x01Bud1\x00\x00").unwrap();
+    }
+    std::fs::write(
+        corpus.join("neg").join("desktop.ini"),
+        "[.ShellClassInfo]\r\nIconResource=C:\\Windows\\System32\\imageres.dll,-3\r\n",
+    )
+    .unwrap();
+    std::fs::write(
+        corpus.join("pos").join("Thumbs.db"),
+        b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+    )
+    .unwrap();
+    let model = dir.path().join("m.cwm");
+    let out = train(&corpus, &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("warning"), "{err}");
+    assert!(
+        err.contains("trained ") && err.contains(" on 60 documents, 2 labels"),
+        "{err}"
+    );
+    assert_eq!(labels_of(&model), ["neg", "pos"]);
+    let report = eval_json(&model, &corpus, &[]);
+    assert_eq!(report["documents"], 60, "{report}");
+}
