@@ -161,17 +161,20 @@ pub fn write_label(root: &Path, label: &str, texts: impl IntoIterator<Item = Str
     }
 }
 
-/// The labels of a model, as `inspect --format json` lists them.
-pub fn labels_of(model: &Path) -> Vec<String> {
+/// What `inspect --format json` says of a model.
+pub fn inspect_json(model: &Path) -> serde_json::Value {
     let out = cwtext()
         .args(["inspect", "--format", "json"])
         .arg(model)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value =
-        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
-    json["labels"]
+    serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap()
+}
+
+/// The labels of a model, as `inspect --format json` lists them.
+pub fn labels_of(model: &Path) -> Vec<String> {
+    inspect_json(model)["labels"]
         .as_array()
         .unwrap()
         .iter()

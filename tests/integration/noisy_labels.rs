@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::common::{cwtext, eval_json, stderr, stdout, train_seed3};
+use crate::common::{cwtext, eval_json, inspect_json, stderr, stdout, train_seed3};
 
 const TOPICS: &[&str] = &["astronomy", "cooking", "sailing"];
 
@@ -198,14 +198,7 @@ fn a_new_folder_in_a_model_that_took_the_soft_rule_is_learned_with_cws_step() {
 
 /// `inspect --format json`'s record of the soft rule.
 fn soft_rule_record(model: &Path) -> serde_json::Value {
-    let out = cwtext()
-        .args(["inspect", "--format", "json"])
-        .arg(model)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    value["soft_rule"].clone()
+    inspect_json(model)["soft_rule"].clone()
 }
 
 /// A model that took the soft rule keeps its record when continued (`--resume`, here with the
@@ -330,12 +323,7 @@ fn the_soft_rule_is_tried_with_the_lighter_bigrams_when_they_win() {
     let err = stderr(&out);
     assert!(err.contains("\ntook bigrams at weight 0.5"), "{err}");
     assert!(err.contains("\ntook the soft rule SCW-I"), "{err}");
-    let out = cwtext()
-        .args(["inspect", "--format", "json"])
-        .arg(&model)
-        .output()
-        .unwrap();
-    let shown: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let shown = inspect_json(&model);
     assert_eq!(shown["pipeline"]["ngram_weight_per_mille"], 500, "{shown}");
     assert_eq!(shown["learner"]["rule"], "scw1", "{shown}");
     // Compared with the winner: the lighter CW's held-out accuracy is the soft trial's before.
