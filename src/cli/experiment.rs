@@ -127,7 +127,8 @@ pub struct CorrectionsArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "new,one-sided,single,mixed"
+        default_value = "new,one-sided,single,mixed",
+        value_parser = clap::builder::PossibleValuesParser::new(scenarios::SCENARIOS)
     )]
     pub scenarios: Vec<String>,
     /// Where a new label starts (to compare with `learn`'s default, `labels`).

@@ -101,6 +101,16 @@ impl Experiment {
     /// the report in Markdown. The labels named are checked against the training split before
     /// any model is trained.
     pub fn run(&self, progress: &dyn Progress, notes: Notes) -> Result<String> {
+        if let Some(unknown) = self
+            .scenarios
+            .iter()
+            .find(|s| !SCENARIOS.contains(&s.as_str()))
+        {
+            return Err(Error::InvalidSetting(format!(
+                "no scenario is called {unknown:?}: the scenarios are {}",
+                SCENARIOS.join(", ")
+            )));
+        }
         let plan = self.plan()?;
         let seed = self.split.seed;
         let method = Method::Gibbs {
@@ -488,9 +498,17 @@ mod tests {
         refused(
             Experiment {
                 new_labels: vec!["ham".into(), "spam".into(), "work".into()],
-                ..experiment
+                ..experiment.clone()
             },
             "the new labels must leave at least one label to train on",
+        );
+        // A scenario named wrong ran nothing and printed a report of no sections.
+        refused(
+            Experiment {
+                scenarios: vec!["new".into(), "new-folders".into()],
+                ..experiment
+            },
+            "no scenario is called \"new-folders\": the scenarios are new, one-sided, single, mixed",
         );
     }
 

@@ -1148,6 +1148,25 @@ fn experiment_commands_print_their_tables() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no configuration name contains"));
+    // A corrections scenario named wrong is refused with the names (it ran nothing and printed
+    // a report of no sections, exit code 0).
+    let out = cwtext()
+        .args([
+            "experiment",
+            "corrections",
+            "news",
+            "--scenarios",
+            "new-folders",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("invalid value 'new-folders' for '--scenarios <SCENARIOS>'")
+            && stderr(&out).contains("[possible values: new, one-sided, single, mixed]"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
