@@ -652,6 +652,15 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
     }
     ui.info(format!("model size {:.1} MB", size as f64 / 1e6));
+    // (A continued model keeps its buckets: it was told when it was first trained.)
+    let advice = cwtext::jobs::buckets::large_table_advice(
+        model.labels().len(),
+        model.header.pipeline.hash_bits,
+        args.encoding.width() as u64,
+    );
+    if let Some(advice) = advice.filter(|_| start_model.is_none()) {
+        ui.warn(advice);
+    }
     Ok(outcome)
 }
 

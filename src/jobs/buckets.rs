@@ -100,8 +100,64 @@ pub fn chosen_hash_bits(length: &TextLength, labels: usize, shards: usize) -> (u
     (bits, why)
 }
 
+/// A weight table past this many bytes gets [`large_table_advice`]: 256 MiB, eight times the
+/// most the hash-bits rule grows to ([`TABLE_BYTES`]).
+pub const LARGE_TABLE_BYTES: u64 = 256 << 20;
+
+/// What to say of a model whose weight table, `labels` × 2^`bits` buckets at `bytes_per_value`
+/// (4 for f32, 2 for f16) per mean and variance, passes [`LARGE_TABLE_BYTES`]; `None` below.
+/// The table grows with the labels at a fixed number of buckets (mail keeps 2^18 whatever its
+/// folders: 300 folders make 630 MB), every `classify` maps it, and every `learn` rewrites it
+/// (one refile into a 643 MB model of 300 labels took 2.1 s and 1.27 GB of memory on this
+/// project's two-core machine), so a user with many folders is told how to make it smaller.
+pub fn large_table_advice(labels: usize, bits: u8, bytes_per_value: u64) -> Option<String> {
+    let bytes = |bits: u8| labels as u64 * (1u64 << bits) * 2 * bytes_per_value;
+    let table = bytes(bits);
+    if table <= LARGE_TABLE_BYTES {
+        return None;
+    }
+    let fewer = bits.saturating_sub(2).max(16);
+    let mut ways = Vec::new();
+    if fewer < bits {
+        ways.push(format!(
+            "--hash-bits {fewer} makes it {:.0} MB (more features share a bucket)",
+            bytes(fewer) as f64 / 1e6
+        ));
+    }
+    if bytes_per_value > 2 {
+        ways.push(format!(
+            "--encoding f16 halves it (weights to about three significant digits)",
+        ));
+    }
+    Some(format!(
+        "a large model: {labels} labels × 2^{bits} buckets make a weight table of {:.0} MB, which every classify maps and every learn rewrites{}",
+        table as f64 / 1e6,
+        if ways.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", ways.join(", "))
+        }
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// Hand-computed: 300 labels × 2^18 buckets × 2 values × 4 bytes = 629,145,600 bytes; at
+    /// 2^16 a quarter, 157,286,400. 128 labels at 2^18 in f32 are exactly 256 MiB: no advice.
+    #[test]
+    fn a_large_table_is_named_with_the_ways_to_shrink_it() {
+        assert_eq!(
+            large_table_advice(300, 18, 4).unwrap(),
+            "a large model: 300 labels × 2^18 buckets make a weight table of 629 MB, which every classify maps and every learn rewrites; --hash-bits 16 makes it 157 MB (more features share a bucket), --encoding f16 halves it (weights to about three significant digits)"
+        );
+        assert_eq!(large_table_advice(128, 18, 4), None);
+        assert_eq!(
+            large_table_advice(2000, 16, 2).unwrap(),
+            "a large model: 2000 labels × 2^16 buckets make a weight table of 524 MB, which every classify maps and every learn rewrites"
+        );
+    }
+
     use super::*;
 
     fn length(median_words: usize, documents: usize, mail: bool) -> TextLength {

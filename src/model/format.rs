@@ -84,7 +84,7 @@ pub enum WeightEncoding {
 }
 
 impl WeightEncoding {
-    fn width(self) -> usize {
+    pub fn width(self) -> usize {
         match self {
             WeightEncoding::F32 => 4,
             WeightEncoding::F16 => 2,
