@@ -125,9 +125,7 @@ pub fn large_table_advice(labels: usize, bits: u8, bytes_per_value: u64) -> Opti
         ));
     }
     if bytes_per_value > 2 {
-        ways.push(format!(
-            "--encoding f16 halves it (weights to about three significant digits)",
-        ));
+        ways.push("--encoding f16 halves it (weights to about three significant digits)".into());
     }
     Some(format!(
         "a large model: {labels} labels × 2^{bits} buckets make a weight table of {:.0} MB, which every classify maps and every learn rewrites{}",
