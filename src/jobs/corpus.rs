@@ -335,29 +335,8 @@ impl Default for CorpusOptions {
     }
 }
 
-/// Whether a file or folder is left out of every walk: hidden (a dot first, which covers
-/// macOS's `.DS_Store` and `._*` resource forks too), or what an operating system or an
-/// archiver leaves in a folder and nobody filed: Windows's `desktop.ini` and thumbnail caches,
-/// the `__MACOSX` folder of a zip made on a Mac, macOS's custom-icon file `Icon\r`, the recycle
-/// bin and volume information of a Windows drive (case ignored). Read as documents they were a
-/// label's (`desktop.ini`, text) or a skipped binary file that failed the batch (`Thumbs.db`),
-/// and `__MACOSX` was warned about as a label without documents.
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    const LEFT_BY_SYSTEMS: [&str; 8] = [
-        "desktop.ini",
-        "thumbs.db",
-        "ehthumbs.db",
-        "ehthumbs_vista.db",
-        "__macosx",
-        "icon\r",
-        "$recycle.bin",
-        "system volume information",
-    ];
-    let name = name.to_string_lossy();
-    name.starts_with('.')
-        || LEFT_BY_SYSTEMS
-            .iter()
-            .any(|left| name.eq_ignore_ascii_case(left))
+    crate::text::source::is_left_out(name)
 }
 
 /// Every accepted file below `root` (or `root` itself when it is a file), sorted.

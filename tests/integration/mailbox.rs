@@ -80,6 +80,38 @@ fn a_dovecot_maildir_trains_its_folders_not_a_label_called_cur() {
     assert_eq!(labels_of(&model), ["Spam", "Work/Projects"]);
 }
 
+/// A directory of mbox files unzipped from an archive made on a Mac (`__MACOSX/` with `._`
+/// resource forks) and kept on Windows (`desktop.ini`): read as mbox files, what the systems
+/// left is not a folder or a message. Before, `__MACOSX` made it a folder layout (a file per
+/// document: "no documents found"), and `desktop.ini` was "not an mbox".
+#[test]
+fn an_mbox_directory_with_what_systems_leave_in_it_is_read_as_mbox_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("mail");
+    for (folder, label) in [("Spam", "spam"), ("Lists", "ham")] {
+        let mut mbox = Vec::new();
+        for m in mails(label, "train-", 12) {
+            mbox.extend_from_slice(b"From sender@example.org Mon Nov 23 10:00:00 2026\n");
+            mbox.extend_from_slice(&m);
+            if !m.ends_with(b"\n") {
+                mbox.push(b'\n');
+            }
+            mbox.push(b'\n');
+        }
+        write(&root.join(folder), &mbox);
+        write(
+            &root.join("__MACOSX").join(format!("._{folder}")),
+            b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ",
+        );
+    }
+    write(&root.join("desktop.ini"), b"[.ShellClassInfo]\r\n");
+    let model = dir.path().join("m.cwm");
+    let (labels, err) = train(root.to_str().unwrap(), &[], &model);
+    assert_eq!(labels, ["Lists", "Spam"]);
+    assert!(err.contains("on 24 documents"), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+}
+
 /// Trains on a committed store and returns the model's labels and train's stderr.
 fn train(store: &str, extra: &[&str], model: &Path) -> (Vec<String>, String) {
     let out = cwtext()

@@ -120,10 +120,11 @@ pub fn detect(root: &Path) -> Layout {
             }
             mh |= mh::is_mh_folder(&path);
             thunderbird |= name.ends_with(".sbd");
-            if !name.starts_with('.') && !name.ends_with(".sbd") && !name.ends_with(".mbox") {
+            let left_out = crate::text::source::is_left_out(&entry.file_name());
+            if !left_out && !name.ends_with(".sbd") && !name.ends_with(".mbox") {
                 other_dirs += 1;
             }
-        } else if !name.starts_with('.') && path.is_file() {
+        } else if !crate::text::source::is_left_out(&entry.file_name()) && path.is_file() {
             if name.ends_with(".msf") {
                 thunderbird = true;
             } else {
@@ -322,7 +323,7 @@ fn mbox_files(root: &Path, warnings: &mut Vec<String>) -> Vec<(Option<String>, P
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+        .filter_entry(|e| e.depth() == 0 || !crate::text::source::is_left_out(e.file_name()));
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
