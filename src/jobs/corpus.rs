@@ -336,7 +336,7 @@ impl Default for CorpusOptions {
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    crate::text::source::is_left_out(name)
+    crate::text::left_out::is_left_out(name)
 }
 
 /// Every accepted file below `root` (or `root` itself when it is a file), sorted.

@@ -288,31 +288,6 @@ impl Source {
 
 /// `len` bytes of `file` from `start`; fewer is an error saying where `what` ended `inside`
 /// (the file shrank since it was scanned: a mail program rewrote it, a row file was edited).
-/// Whether a file or folder is left out of every walk: hidden (a dot first, which covers
-/// macOS's `.DS_Store` and `._*` resource forks too), or what an operating system or an
-/// archiver leaves in a folder and nobody filed: Windows's `desktop.ini` and thumbnail caches,
-/// the `__MACOSX` folder of a zip made on a Mac, macOS's custom-icon file `Icon\r`, the recycle
-/// bin and volume information of a Windows drive (case ignored). Read as documents they were a
-/// label's (`desktop.ini`, text) or a skipped binary file that failed the batch (`Thumbs.db`),
-/// and `__MACOSX` was warned about as a label without documents.
-pub fn is_left_out(name: &std::ffi::OsStr) -> bool {
-    const LEFT_BY_SYSTEMS: [&str; 8] = [
-        "desktop.ini",
-        "thumbs.db",
-        "ehthumbs.db",
-        "ehthumbs_vista.db",
-        "__macosx",
-        "icon\r",
-        "$recycle.bin",
-        "system volume information",
-    ];
-    let name = name.to_string_lossy();
-    name.starts_with('.')
-        || LEFT_BY_SYSTEMS
-            .iter()
-            .any(|left| name.eq_ignore_ascii_case(left))
-}
-
 fn read_range(
     file: &mut std::fs::File,
     start: u64,

@@ -65,7 +65,7 @@ pub fn messages(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
             match entry {
                 Ok(e) => {
                     let path = e.path();
-                    if crate::text::source::is_left_out(&e.file_name()) {
+                    if crate::text::left_out::is_left_out(&e.file_name()) {
                         continue;
                     }
                     // Through links, as the rest of cwtext reads folders.

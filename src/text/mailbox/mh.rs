@@ -48,7 +48,7 @@ pub fn messages(dir: &Path) -> (Vec<PathBuf>, Vec<String>) {
 /// `(label, folder)` pairs sorted by label, `inbox` (any case, at the top) with no label.
 pub fn folders(root: &Path) -> (Vec<(Option<String>, PathBuf)>, Vec<String>) {
     super::walk::folders(root, None, |_, name, _| {
-        if crate::text::source::is_left_out(std::ffi::OsStr::new(name)) {
+        if crate::text::left_out::is_left_out(std::ffi::OsStr::new(name)) {
             Visit::Skip
         } else {
             Visit::Enter {

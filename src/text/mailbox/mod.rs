@@ -120,11 +120,11 @@ pub fn detect(root: &Path) -> Layout {
             }
             mh |= mh::is_mh_folder(&path);
             thunderbird |= name.ends_with(".sbd");
-            let left_out = crate::text::source::is_left_out(&entry.file_name());
+            let left_out = crate::text::left_out::is_left_out(&entry.file_name());
             if !left_out && !name.ends_with(".sbd") && !name.ends_with(".mbox") {
                 other_dirs += 1;
             }
-        } else if !crate::text::source::is_left_out(&entry.file_name()) && path.is_file() {
+        } else if !crate::text::left_out::is_left_out(&entry.file_name()) && path.is_file() {
             if name.ends_with(".msf") {
                 thunderbird = true;
             } else {
@@ -323,7 +323,7 @@ fn mbox_files(root: &Path, warnings: &mut Vec<String>) -> Vec<(Option<String>, P
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !crate::text::source::is_left_out(e.file_name()));
+        .filter_entry(|e| e.depth() == 0 || !crate::text::left_out::is_left_out(e.file_name()));
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
