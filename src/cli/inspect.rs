@@ -182,14 +182,15 @@ fn write_text(
     }
     if let Some(tried) = &h.soft_rule {
         writeln!(out, "update rule        {}", tried.describe())?;
-        let added = h.labels.len().saturating_sub(tried.labels);
-        if tried.taken && tried.labels > 0 && added > 0 {
+        let trained = tried.trained_labels().filter(|_| tried.taken);
+        let added = trained.map_or(0, |n| h.labels.len().saturating_sub(n));
+        if let (Some(trained), true) = (trained, added > 0) {
             writeln!(
                 out,
                 "                   {added} label{} added since training learn{} with CW's uncapped step: {}",
                 if added == 1 { "" } else { "s" },
                 if added == 1 { "s" } else { "" },
-                h.labels[tried.labels..].join(", ")
+                h.labels[trained..].join(", ")
             )?;
         }
     }

@@ -18,6 +18,7 @@ use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
 pub use crate::jobs::file_table::FileTable;
+use crate::text::left_out::is_left_out;
 use crate::text::mailbox::{self, Layout};
 use crate::text::source::Source;
 
@@ -335,10 +336,6 @@ impl Default for CorpusOptions {
     }
 }
 
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    crate::text::left_out::is_left_out(name)
-}
-
 /// Every accepted file below `root` (or `root` itself when it is a file), sorted.
 pub fn list_files(root: &Path, filter: &FileFilter) -> Result<FileList> {
     let mut files = Vec::new();
@@ -369,7 +366,7 @@ pub fn walk_files(
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+        .filter_entry(|e| e.depth() == 0 || !is_left_out(e.file_name()));
     let mut files = Vec::new();
     for entry in walker {
         match entry {
@@ -678,7 +675,7 @@ fn scan_line_files(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus> {
     for entry in std::fs::read_dir(root).map_err(|e| Error::io(root, e))? {
         let entry = entry.map_err(|e| Error::io(root, e))?;
         let path = entry.path();
-        if is_hidden(&entry.file_name()) || !filter.accepts(&path) {
+        if is_left_out(&entry.file_name()) || !filter.accepts(&path) {
             continue;
         }
         if path.is_dir() {
@@ -804,7 +801,7 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(root, e))?;
         let path = entry.path();
-        if is_hidden(&entry.file_name()) {
+        if is_left_out(&entry.file_name()) {
             continue;
         }
         if path.is_dir() {

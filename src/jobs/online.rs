@@ -263,16 +263,18 @@ pub fn learn_with(
     // filing it doubts; a label added since has only the user's refiles, learned with CW's
     // uncapped step (SCW-I's step is CW-Stdev's capped at C, Wang, Zhao & Hoi 2012, Prop. 1).
     // (the labels trained with, the parameters of a label added since)
-    let uncapped_after = match &model.header.soft_rule {
-        Some(t) if t.taken && t.labels > 0 && config.rule == RuleKind::Scw1 => {
+    let trained = (model.header.soft_rule.as_ref())
+        .filter(|t| t.taken && config.rule == RuleKind::Scw1)
+        .and_then(|t| t.trained_labels());
+    let uncapped_after = trained
+        .map(|trained| {
             let cw = CwConfig {
                 rule: RuleKind::Stdev,
                 ..config.clone()
             };
-            Some((t.labels, cw.validate()?))
-        }
-        _ => None,
-    };
+            cw.validate().map(|cw| (trained, cw))
+        })
+        .transpose()?;
     model.learner.set_params(correction_params.clone());
     for (x, label) in documents {
         let index = match model.labels().iter().position(|l| l == label) {

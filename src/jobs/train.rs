@@ -971,23 +971,21 @@ pub(crate) fn train_corpus(
         let (_, held) = winner_parts;
         let before = held_out_right(&trainer.predictor(), held)?;
         let after = held_out_right(&predictor_of(soft), held)?;
-        if before.len() == after.len() {
-            soft_trial = Some(soft_rule_trial(
-                &after,
-                &before,
-                settings.epochs,
-                labels.len(),
-            ));
-        }
+        soft_trial = Some(soft_rule_trial(
+            &after,
+            &before,
+            settings.epochs,
+            labels.len(),
+        ));
     }
     let soft_won = soft_trial.as_ref().is_some_and(|t| t.taken);
     if soft_won {
         partial = soft_partial.take();
     }
     drop(soft_partial);
-    let (winner, examples, winner_parts) = match &soft_candidate {
-        Some(c) if soft_won => (c, examples, winner_parts),
-        _ => (winner, examples, winner_parts),
+    let winner = match &soft_candidate {
+        Some(c) if soft_won => c,
+        _ => winner,
     };
     let winner_settings = settings_of(winner);
     // 3 (a corpus too small to hold out a fifth to fit on): the scale fitted by
@@ -1221,14 +1219,10 @@ fn soft_rule_name() -> String {
 /// `learn` keeps the capped step for all of them (labels added by `learn` since get CW's).
 fn continued_soft_rule(start: Option<&Model>, model: &Model) -> Option<SoftRuleTrial> {
     let trial = start?.header.soft_rule.clone()?;
-    Some(SoftRuleTrial {
-        labels: if trial.labels == 0 {
-            0
-        } else {
-            model.header.labels.len()
-        },
-        ..trial
-    })
+    let labels = trial
+        .trained_labels()
+        .map_or(0, |_| model.header.labels.len());
+    Some(SoftRuleTrial { labels, ..trial })
 }
 
 /// Step 2c's decision: the soft rule against the chosen settings, both after `epochs` on the

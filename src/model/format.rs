@@ -252,6 +252,12 @@ pub struct SoftRuleTrial {
 }
 
 impl SoftRuleTrial {
+    /// The labels trained from files when the record says (the first this many of the model's);
+    /// `None` in a record written before it did.
+    pub fn trained_labels(&self) -> Option<usize> {
+        (self.labels > 0).then_some(self.labels)
+    }
+
     /// One clause for people.
     pub fn describe(&self) -> String {
         format!(

@@ -151,15 +151,12 @@ pub fn learner_difference(models: &[Model], names: &[String]) -> Option<String> 
 /// ([`crate::model::SoftRuleTrial::labels`]).
 fn merged_soft_rule(models: &[Model], merged: &[String]) -> Option<crate::model::SoftRuleTrial> {
     let trial = models.first()?.header.soft_rule.clone()?;
-    if trial.labels == 0 {
-        return Some(trial);
-    }
+    trial.trained_labels()?;
     let from_files = |label: &String| {
         models.iter().any(|m| {
-            let trained = match &m.header.soft_rule {
-                Some(t) if t.labels > 0 => t.labels,
-                _ => m.labels().len(),
-            };
+            let trained = (m.header.soft_rule.as_ref())
+                .and_then(|t| t.trained_labels())
+                .unwrap_or(m.labels().len());
             m.labels()[..trained.min(m.labels().len())].contains(label)
         })
     };

@@ -114,17 +114,17 @@ pub fn detect(root: &Path) -> Layout {
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
+        let left_out = crate::text::left_out::is_left_out(&entry.file_name());
         if path.is_dir() {
             if maildir::is_maildir(&path) {
                 return Layout::Maildir;
             }
             mh |= mh::is_mh_folder(&path);
             thunderbird |= name.ends_with(".sbd");
-            let left_out = crate::text::left_out::is_left_out(&entry.file_name());
             if !left_out && !name.ends_with(".sbd") && !name.ends_with(".mbox") {
                 other_dirs += 1;
             }
-        } else if !crate::text::left_out::is_left_out(&entry.file_name()) && path.is_file() {
+        } else if !left_out && path.is_file() {
             if name.ends_with(".msf") {
                 thunderbird = true;
             } else {
