@@ -489,8 +489,14 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
         } else {
             ""
         };
+        let level_hint = match corpus.labels.as_slice() {
+            [label] if layout == Layout::Files => {
+                super::folder_level::one_level_too_high(&corpus.root, label)
+            }
+            _ => String::new(),
+        };
         return Err(refuse(format!(
-            "found {} label(s), {} ({how}), but at least {} are needed: expected {}{inbox_hint}",
+            "found {} label(s), {} ({how}), but at least {} are needed: expected {}{inbox_hint}{level_hint}",
             corpus.labels.len(),
             if found.is_empty() {
                 "none".to_string()
@@ -887,7 +893,12 @@ fn scan_label_folders(root: &Path, filter: &FileFilter) -> Result<LabelledCorpus
             path: root.to_path_buf(),
             message: format!(
                 "no documents found: expected ROOT/<label>/<file> (check --include/--exclude){}",
-                rows_hint(&loose)
+                match rows_hint(&loose) {
+                    hint if hint.is_empty() && !loose.is_empty() => {
+                        super::folder_level::one_level_too_deep(root)
+                    }
+                    hint => hint,
+                }
             ),
         });
     }

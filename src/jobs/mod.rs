@@ -2,7 +2,7 @@
 //! layers below — train, tune, online corrections, batch classification, label and route,
 //! explain, evaluate.
 //!
-//! [`corpus`] scans a folder per label; [`train`] featurises a corpus, chooses settings and
+//! [`corpus`] scans a folder per label (and [`folder_level`] words the refusal of a folder named one level off); [`train`] featurises a corpus, chooses settings and
 //! trains (with its settings validated once into a [`plan::TrainPlan`], the only way in; the
 //! hash bits by the rule of [`buckets`]) on
 //! [`trainer`] (the epochs, shards and the model a trainer makes) and [`calibrate`] (the
@@ -39,6 +39,7 @@ pub mod explain;
 pub mod feature_cache;
 pub mod file_table;
 pub mod filter;
+pub mod folder_level;
 pub mod label;
 pub mod metrics;
 pub mod online;

@@ -125,3 +125,51 @@ fn files_that_systems_leave_in_folders_are_not_documents() {
     let report = eval_json(&model, &corpus, &[]);
     assert_eq!(report["documents"], 60, "{report}");
 }
+
+/// A folder named one level off, as a user does after unzipping an archive of the corpus
+/// folder (`unzipped/reviews/{neg,pos}`, with the Mac's `__MACOSX/` beside it) or after
+/// opening one label's folder. Before, the refusals said only "found 1 label(s), \"reviews\"
+/// … but at least 2 are needed" and "no documents found", not where the labels were.
+#[test]
+fn a_folder_named_one_level_off_is_refused_with_the_folder_of_the_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let unzipped = dir.path().join("unzipped");
+    let corpus = unzipped.join("reviews");
+    for (label, words) in [
+        ("pos", "a great wonderful moving film"),
+        ("neg", "a terrible boring dull film"),
+    ] {
+        let folder = corpus.join(label);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::create_dir_all(unzipped.join("__MACOSX/reviews").join(label)).unwrap();
+        for i in 0..30 {
+            std::fs::write(folder.join(format!("{i}.txt")), format!("{words} {i}\n")).unwrap();
+        }
+    }
+    std::fs::write(corpus.join(".DS_Store"), b"\x00\x00\x00\x01Bud1").unwrap();
+    let model = dir.path().join("m.cwm");
+
+    let out = train(&unzipped, &model, &[]);
+    assert_refused(
+        &out,
+        &format!(
+            "found 1 label(s), \"reviews\" (60 documents) (read as files (detected)), but at least 2 are needed: expected a folder per label with a file per document, ROOT/<label>/<file>; \"reviews\" holds 2 folders (neg, pos): if those are the labels, train on {}",
+            corpus.display()
+        ),
+    );
+    assert!(!model.exists());
+
+    let out = train(&corpus.join("pos"), &model, &[]);
+    assert_refused(
+        &out,
+        &format!(
+            "no documents found: expected ROOT/<label>/<file> (check --include/--exclude); it holds files but no label folder, and its parent holds 2 folders of files (neg, pos): if it is one label's folder, give the parent, {}",
+            corpus.display()
+        ),
+    );
+
+    // The folder it names trains.
+    let out = train(&corpus, &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(labels_of(&model), ["neg", "pos"]);
+}
