@@ -99,6 +99,11 @@ pub struct CorrectionsArgs {
     /// default); `--calibrated false` demands it on v, as training does.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub calibrated: bool,
+    /// With --calibrated: a misfiled document of a label added since the scale was fitted is
+    /// learned on v while the label is new (`learn`'s default); `--new-labels-raw false` learns
+    /// it on c·v, as before 2026-12-07.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub new_labels_raw: bool,
     /// Update only on corrections the model mispredicts.
     #[arg(long)]
     pub mistakes_only: bool,
@@ -300,6 +305,7 @@ impl CorrectionsArgs {
                 new_label: self.new_label_start,
                 eta: self.correction_eta,
                 calibrated: self.calibrated,
+                new_labels_raw: self.new_labels_raw,
                 mistakes_only: self.mistakes_only,
                 against: self.against,
                 replay_calibrated: self.replay_calibrated,

@@ -193,10 +193,17 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         } else {
             "; no kept documents to protect (a model from before format version 3)".to_string()
         },
-        if report.new_labels.is_empty() {
-            String::new()
-        } else {
-            format!("; new label(s): {}", report.new_labels.join(", "))
+        match (report.new_labels.is_empty(), report.raw_variance) {
+            (true, 0) => String::new(),
+            (false, 0) => format!("; new label(s): {}", report.new_labels.join(", ")),
+            (none_new, n) => format!(
+                "{}; {n} misfiled document(s) of a label added since the probability scale was fitted learned as training learns, on the raw variance",
+                if none_new {
+                    String::new()
+                } else {
+                    format!("; new label(s): {}", report.new_labels.join(", "))
+                }
+            ),
         },
         start.elapsed().as_secs_f64() * 1000.0
     ));

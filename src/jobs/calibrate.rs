@@ -28,8 +28,8 @@ pub struct CalibrationFit {
 }
 
 impl CalibrationFit {
-    /// What the model stores about the fit.
-    pub fn info(&self) -> CalibrationInfo {
+    /// What the model stores about the fit, which was made on the model's `labels` labels.
+    pub fn info(&self, labels: usize) -> CalibrationInfo {
         CalibrationInfo {
             fitted_by: "train".into(),
             held_out: self.held_out,
@@ -38,6 +38,7 @@ impl CalibrationFit {
             brier_after: self.brier_after,
             variance_shrinkage: self.variance_shrinkage,
             corrections_since: 0,
+            fitted_labels: labels,
         }
     }
 }

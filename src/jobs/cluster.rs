@@ -342,6 +342,7 @@ fn run_worker(
             brier_after: scale.after,
             variance_shrinkage: shrinkage,
             corrections_since: 0,
+            fitted_labels: merged.header.labels.len(),
         });
     }
     let lock = crate::integrations::lock::ModelLock::acquire(output)?;

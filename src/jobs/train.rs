@@ -1164,7 +1164,7 @@ pub(crate) fn train_corpus(
     model.header.label_shift = label_shift.clone().filter(|s| s.choice.gamma > 0.0);
     if let Some(fit) = fit {
         model.header.probability_scale = fit.scale;
-        model.header.calibration = Some(fit.info());
+        model.header.calibration = Some(fit.info(model.header.labels.len()));
     }
     Ok(Trained {
         model,

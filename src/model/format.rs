@@ -194,6 +194,12 @@ pub struct CalibrationInfo {
     /// labelled files measures how far).
     #[serde(default, skip_serializing_if = "is_zero_usize")]
     pub corrections_since: usize,
+    /// The labels the scale was fitted on: the model's first `fitted_labels`; a label `learn`
+    /// added after them had no documents in the fit
+    /// ([`crate::jobs::online::learned_on_raw_variance`]). 0 when not recorded (models written
+    /// before 2026-12-07, and scales not fitted on documents): every label counts as fitted.
+    #[serde(default, skip_serializing_if = "is_zero_usize")]
+    pub fitted_labels: usize,
 }
 
 fn is_zero_usize(n: &usize) -> bool {

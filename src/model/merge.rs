@@ -257,6 +257,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
             brier_after: 0.0,
             variance_shrinkage: 1.0,
             corrections_since: 0,
+            fitted_labels: 0,
         });
     header.selection = None;
     header.soft_rule = merged_soft_rule(models, &header.labels);

@@ -272,3 +272,122 @@ fn a_small_router_keeps_its_mail_when_a_dozen_refiles_make_a_new_folder() {
     assert!(before >= 0.96, "before the refiles {before}");
     assert!(after >= before - 2.0 / 50.0 - 1e-9, "{before} → {after}");
 }
+
+/// A router of eight topics written from a fixed generator: every document 60 words, 60% of
+/// them common words drawn by Zipf's law from 400, 20% from its own topic's 40 words and 20%
+/// from the next topic's, so that a new folder's documents (its own words and topic 0's) look
+/// like topic 0 to a router that does not know it. SplitMix64 (Steele, Lea & Flood, OOPSLA 2014)
+/// makes the same corpus on every machine.
+fn write_topics(root: &Path, seed: u64, per_label: usize, refiles: usize) {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let cumulative: Vec<f64> = (1..=400)
+        .scan(0.0, |sum, i| {
+            *sum += 1.0 / i as f64;
+            Some(*sum)
+        })
+        .collect();
+    let total = cumulative[399];
+    let mut document = |own: usize, other: usize| {
+        let words: Vec<String> = (0..60)
+            .map(|_| {
+                let r = next();
+                if r < 0.6 {
+                    let u = next() * total;
+                    format!("c{}", cumulative.partition_point(|&c| c < u).min(399))
+                } else {
+                    let topic = if r < 0.8 { other } else { own };
+                    format!("t{topic}w{}", (next() * 40.0) as usize)
+                }
+            })
+            .collect();
+        words.join(" ") + "\n"
+    };
+    for (part, n, m) in [("train", per_label, refiles), ("test", 20, 20)] {
+        for topic in 0..=8 {
+            let (name, count, other) = match topic {
+                8 => ("fresh".to_string(), m, 0),
+                t => (format!("topic{t}"), n, (t + 1) % 8),
+            };
+            let dir = root.join(part).join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            for i in 0..count {
+                std::fs::write(dir.join(format!("{i:03}.txt")), document(topic, other)).unwrap();
+            }
+        }
+    }
+}
+
+/// A new folder in a router of several labels, taught by a few refiles. Corrections demand
+/// their confidence on the calibrated score variance c·v, and c is small where training left
+/// the raw variances wide; a refile of a folder the router does not know then barely flipped
+/// its own document, and the new folder found 0.05 to 0.30 of its documents after 8 refiles
+/// (on 20 Newsgroups, none of sci.med's after 20 in a router of 200 posts a group).
+/// Misfiled documents of a label added since the scale was fitted are now learned on the raw
+/// variance, as training learns its mistakes (`jobs::online::learned_on_raw_variance`).
+#[test]
+fn a_new_folder_in_a_router_of_several_labels_is_found_after_a_few_refiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("topics");
+    let model = dir.path().join("router.cwm");
+    let mut recalls = Vec::new();
+    for seed in [1, 2, 3] {
+        write_topics(&corpus, seed, 60, 8);
+        let out = cwtext()
+            .args(["train", "--seed", "1", "-q", "--skip-folder", "fresh", "-o"])
+            .arg(&model)
+            .arg(corpus.join("train"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let old_topics = |model: &Path| {
+            eval_json(model, corpus.join("test"), &["--skip-folder", "fresh"])["accuracy"]
+                .as_f64()
+                .unwrap()
+        };
+        let before = old_topics(&model);
+        let out = cwtext()
+            .args(["learn", "--label", "fresh", "-m"])
+            .arg(&model)
+            .arg(corpus.join("train/fresh"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("; new label(s): fresh; ")
+                && stderr(&out).contains(" misfiled document(s) of a label added since the probability scale was fitted learned as training learns, on the raw variance"),
+            "{}",
+            stderr(&out)
+        );
+        let report = eval_json(&model, corpus.join("test"), &[]);
+        let recall = report["per_label"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["label"] == "fresh")
+            .unwrap()["recall"]
+            .as_f64()
+            .unwrap();
+        // The old topics keep their documents: at most one of 160 lost.
+        let after = old_topics(&model);
+        assert!(
+            after >= before - 1.0 / 160.0 - 1e-9,
+            "seed {seed}: {before} → {after}"
+        );
+        recalls.push(recall);
+        std::fs::remove_dir_all(&corpus).unwrap();
+    }
+    // Measured (of 20 test documents each): 0.30, 0.10, 0.05 before, mean 0.15; now 0.45,
+    // 0.55, 0.45, mean 0.48.
+    let mean = recalls.iter().sum::<f64>() / recalls.len() as f64;
+    assert!(
+        mean >= 0.4 && recalls.iter().all(|&r| r >= 0.35),
+        "{recalls:?}"
+    );
+}
