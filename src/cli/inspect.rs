@@ -77,6 +77,7 @@ pub fn run(args: InspectArgs, ui: &Ui) -> anyhow::Result<Outcome> {
                 "learner": model.header.learner,
                 "pipeline": pipeline_value(model.pipeline())?,
                 "probability_scale": model.header.probability_scale,
+                "calibration": model.header.calibration,
                 "label_shift": model.header.label_shift.as_ref().map(|s| {
                     // The choice's figures, with the offsets by label name.
                     let mut value = json!(s.choice);
@@ -171,6 +172,19 @@ fn write_text(
         (None, false) => "fitted on held-out documents".to_string(),
     };
     writeln!(out, "probability scale  {} ({how})", h.probability_scale)?;
+    let fitted = h.calibration.as_ref().map_or(0, |c| c.fitted_labels);
+    if fitted > 0 && fitted < h.labels.len() {
+        let how = if fitted >= cwtext::jobs::online::RAW_VARIANCE_MIN_FITTED {
+            format!("a misfiled refile of one is learned on the raw variance while it has been shown no more documents than the fewest of the {fitted} fitted labels")
+        } else {
+            "corrected at the fitted scale, as in any router of two labels".to_string()
+        };
+        writeln!(
+            out,
+            "added since fit    {} ({how})",
+            h.labels[fitted..].join(", ")
+        )?;
+    }
     if let Some(selection) = &h.selection {
         writeln!(out, "settings           {}", selection.describe())?;
     }

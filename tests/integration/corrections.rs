@@ -365,6 +365,17 @@ fn a_new_folder_in_a_router_of_several_labels_is_found_after_a_few_refiles() {
             "{}",
             stderr(&out)
         );
+        // inspect names the label added since the fit, and the fit its eight labels.
+        assert_eq!(
+            crate::common::inspect_json(&model)["calibration"]["fitted_labels"],
+            8
+        );
+        let out = cwtext().arg("inspect").arg(&model).output().unwrap();
+        assert!(
+            stdout(&out).contains("added since fit    fresh (a misfiled refile of one is learned on the raw variance while it has been shown no more documents than the fewest of the 8 fitted labels)"),
+            "{}",
+            stdout(&out)
+        );
         let report = eval_json(&model, corpus.join("test"), &[]);
         let recall = report["per_label"]
             .as_array()
