@@ -184,26 +184,25 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     model.save(model_path)?;
     drop(lock);
     ui.info(format!(
-        "learned {} document(s) into {} ({} mispredicted before the update{}){} in {:.0} ms",
+        "learned {} document(s) into {} ({} mispredicted before the update{}{}){} in {:.0} ms",
         report.documents,
         model_path.display(),
         report.mistakes,
+        match report.raw_variance {
+            0 => String::new(),
+            n => format!(
+                ", {n} of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes"
+            ),
+        },
         if model.rehearsal.is_some() {
             format!("; {} score(s) of kept documents restored", report.replayed)
         } else {
             "; no kept documents to protect (a model from before format version 3)".to_string()
         },
-        match (report.new_labels.is_empty(), report.raw_variance) {
-            (true, 0) => String::new(),
-            (false, 0) => format!("; new label(s): {}", report.new_labels.join(", ")),
-            (none_new, n) => format!(
-                "{}; {n} misfiled document(s) of a label added since the probability scale was fitted learned as training learns, on the raw variance",
-                if none_new {
-                    String::new()
-                } else {
-                    format!("; new label(s): {}", report.new_labels.join(", "))
-                }
-            ),
+        if report.new_labels.is_empty() {
+            String::new()
+        } else {
+            format!("; new label(s): {}", report.new_labels.join(", "))
         },
         start.elapsed().as_secs_f64() * 1000.0
     ));

@@ -285,7 +285,9 @@ pub fn learn_with(
     // The model no longer matches the file it was read from.
     model.file_crc = None;
     // The scale stays as fitted while the variances shrink: count what it has not seen.
+    let labels = model.header.labels.len();
     if let Some(fit) = &mut model.header.calibration {
+        fit.record_fitted_labels(labels);
         fit.corrections_since += documents.len();
     }
     let saved = model.learner.params().clone();
@@ -586,6 +588,23 @@ mod tests {
         let (before, _) = learned(options(true, false), &fitted);
         assert_eq!(report.raw_variance, 0);
         assert_eq!(now.learner.weights(), before.learner.weights());
+
+        // A model written before the fitted labels were recorded, never corrected since: its
+        // scale was fitted on every label it has, and the first correction records so.
+        let (mut legacy, ..) = calibrated_model(5);
+        legacy.header.calibration.as_mut().unwrap().fitted_labels = 0;
+        let report = learn_with(&mut legacy, &new, &options(true, true)).unwrap();
+        assert_eq!(report.raw_variance, 1);
+        let fit = legacy.header.calibration.as_ref().unwrap();
+        assert_eq!((fit.fitted_labels, fit.corrections_since), (3, 1));
+        // Corrected since (it may have added labels): nothing is recorded.
+        let (mut corrected, ..) = calibrated_model(5);
+        let fit = corrected.header.calibration.as_mut().unwrap();
+        fit.fitted_labels = 0;
+        fit.corrections_since = 2;
+        let report = learn_with(&mut corrected, &new, &options(true, true)).unwrap();
+        assert_eq!(report.raw_variance, 0);
+        assert_eq!(corrected.header.calibration.unwrap().fitted_labels, 0);
 
         // Fitted labels shown no document: a new label's first refile is more than that.
         let (model, ..) = calibrated_model(0);

@@ -196,8 +196,9 @@ pub struct CalibrationInfo {
     pub corrections_since: usize,
     /// The labels the scale was fitted on: the model's first `fitted_labels`; a label `learn`
     /// added after them had no documents in the fit
-    /// ([`crate::jobs::online::learned_on_raw_variance`]). 0 when not recorded (models written
-    /// before 2026-12-07, and scales not fitted on documents): every label counts as fitted.
+    /// ([`crate::jobs::online::learned_on_raw_variance`]). 0 when not recorded (scales not
+    /// fitted on documents, and models written before 2026-12-07 until their first correction,
+    /// [`CalibrationInfo::record_fitted_labels`]): every label counts as fitted.
     #[serde(default, skip_serializing_if = "is_zero_usize")]
     pub fitted_labels: usize,
 }
@@ -407,6 +408,22 @@ impl Selection {
 }
 
 impl CalibrationInfo {
+    /// Records, in a record written before `fitted_labels` was (2026-12-07), that the scale was
+    /// fitted on the model's `labels` labels, when nothing can have changed them since: fitted
+    /// by `train` on held-out documents, and no document learned since (`learn` adds labels and
+    /// counts what it learns). So the ready models, and models trained before, get the rule for
+    /// labels `learn` adds ([`crate::jobs::online::learned_on_raw_variance`]) from their first
+    /// correction on.
+    pub fn record_fitted_labels(&mut self, labels: usize) {
+        if self.fitted_labels == 0
+            && self.corrections_since == 0
+            && self.fitted_by == "train"
+            && self.held_out > 0
+        {
+            self.fitted_labels = labels;
+        }
+    }
+
     /// One line for people: who fitted the scale, on what, and what it did.
     pub fn describe(&self) -> String {
         let since = match self.corrections_since {

@@ -180,6 +180,38 @@ fn a_ready_model_is_taught_through_a_saved_copy() {
     let out = run(&["classify", "-m", "mail.cwm", spam_arg]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).starts_with("spam"), "{}", stdout(&out));
+
+    // A new folder taught to a saved copy of the topics model, written before the labels of its
+    // probability scale were recorded: its first correction records its 20 labels as fitted,
+    // and the new folder's misfiled refile is learned as a new label's (before 2026-12-07 such
+    // a model had no record and corrected every label at the fitted scale).
+    let out = run(&["models", "--save", "topics", "-o", "topics.cwm"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let topics = dir.path().join("topics.cwm");
+    let recipe = dir.path().join("recipe.txt");
+    std::fs::write(
+        &recipe,
+        "Preheat the oven, knead the dough with flour, butter and sugar, then bake the bread.\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "learn",
+        "-m",
+        "topics.cwm",
+        "--label",
+        "recipes",
+        recipe.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(1 mispredicted before the update, 1 of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes; "),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        crate::common::inspect_json(&topics)["calibration"]["fitted_labels"],
+        20
+    );
 }
 
 /// A model trained before the capacity rule keeps 32 documents a label however short or few its
@@ -360,8 +392,8 @@ fn a_new_folder_in_a_router_of_several_labels_is_found_after_a_few_refiles() {
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         assert!(
-            stderr(&out).contains("; new label(s): fresh; ")
-                && stderr(&out).contains(" misfiled document(s) of a label added since the probability scale was fitted learned as training learns, on the raw variance"),
+            stderr(&out).contains("; new label(s): fresh in ")
+                && stderr(&out).contains(" of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes; "),
             "{}",
             stderr(&out)
         );
