@@ -482,6 +482,49 @@ mod tests {
         assert!(!learned_on_raw_variance(2, 2, true, &[4, 6, 1]));
     }
 
+    /// A model of `labels` with `learner`, each label shown `shown` documents, without kept
+    /// documents.
+    fn model_of(
+        pipeline: PipelineConfig,
+        config: CwConfig,
+        learner: crate::learn::learner::DiagonalLearner,
+        labels: &[&str],
+        shown: usize,
+        calibration: Option<(f64, crate::model::CalibrationInfo)>,
+    ) -> Model {
+        let (probability_scale, calibration) = match calibration {
+            Some((scale, info)) => (scale, Some(info)),
+            None => (1.0, None),
+        };
+        Model {
+            header: ModelHeader {
+                cwtext_version: "test".into(),
+                features: pipeline.dimension(),
+                pipeline,
+                labels: labels.iter().map(|l| l.to_string()).collect(),
+                learner: LearnerConfig::Cw(config),
+                training: TrainingStats {
+                    label_documents: vec![shown; labels.len()],
+                    ..TrainingStats::default()
+                },
+                encoding: WeightEncoding::F32,
+                probability_scale,
+                calibration,
+                selection: None,
+                label_shift: None,
+                text_length: None,
+                ngram_weight: None,
+                soft_rule: None,
+                vocabulary_bytes: 0,
+                rehearsal_bytes: 0,
+            },
+            learner,
+            vocabulary: None,
+            file_crc: None,
+            rehearsal: None,
+        }
+    }
+
     /// A model of three labels with the scale 0.025 fitted on them, each shown `shown` documents.
     fn calibrated_model(shown: usize) -> (Model, FeatureVector, FeatureVector) {
         let pipeline = PipelineConfig {
@@ -501,42 +544,25 @@ mod tests {
         learner.learn(&a, 0);
         learner.learn(&b, 1);
         learner.learn(&d, 2);
-        let model = Model {
-            header: ModelHeader {
-                cwtext_version: "test".into(),
-                features: dim,
-                pipeline,
-                labels: vec!["a".into(), "b".into(), "d".into()],
-                learner: LearnerConfig::Cw(config),
-                training: TrainingStats {
-                    label_documents: vec![shown; 3],
-                    ..TrainingStats::default()
-                },
-                encoding: WeightEncoding::F32,
-                probability_scale: 0.025,
-                calibration: Some(crate::model::CalibrationInfo {
-                    fitted_by: "train".into(),
-                    folds: 0,
-                    held_out: 40,
-                    brier_before: 0.5,
-                    brier_after: 0.2,
-                    variance_shrinkage: 1.0,
-                    corrections_since: 0,
-                    fitted_labels: 3,
-                }),
-                selection: None,
-                label_shift: None,
-                text_length: None,
-                ngram_weight: None,
-                soft_rule: None,
-                vocabulary_bytes: 0,
-                rehearsal_bytes: 0,
-            },
-            learner,
-            vocabulary: None,
-            file_crc: None,
-            rehearsal: None,
+        let fit = crate::model::CalibrationInfo {
+            fitted_by: "train".into(),
+            folds: 0,
+            held_out: 40,
+            brier_before: 0.5,
+            brier_after: 0.2,
+            variance_shrinkage: 1.0,
+            corrections_since: 0,
+            fitted_labels: 3,
         };
+        let labels = ["a", "b", "d"];
+        let model = model_of(
+            pipeline,
+            config,
+            learner,
+            &labels,
+            shown,
+            Some((0.025, fit)),
+        );
         (model, a, b)
     }
 
@@ -621,33 +647,8 @@ mod tests {
         };
         let params = CwConfig::default().validate().unwrap();
         let dim = pipeline.dimension();
-        let mut model = Model {
-            header: ModelHeader {
-                cwtext_version: "test".into(),
-                features: dim,
-                pipeline,
-                labels: vec!["a".into(), "b".into()],
-                learner: LearnerConfig::Cw(CwConfig::default()),
-                training: TrainingStats {
-                    label_documents: vec![0, 0],
-                    ..TrainingStats::default()
-                },
-                encoding: WeightEncoding::F32,
-                probability_scale: 1.0,
-                calibration: None,
-                selection: None,
-                label_shift: None,
-                text_length: None,
-                ngram_weight: None,
-                soft_rule: None,
-                vocabulary_bytes: 0,
-                rehearsal_bytes: 0,
-            },
-            learner: crate::learn::learner::DiagonalLearner::new(params, dim, 2),
-            vocabulary: None,
-            file_crc: None,
-            rehearsal: None,
-        };
+        let learner = crate::learn::learner::DiagonalLearner::new(params, dim, 2);
+        let mut model = model_of(pipeline, CwConfig::default(), learner, &["a", "b"], 0, None);
         let x = FeatureVector::new(dim, vec![7, dim as u32 - 1], vec![1.0, 1.0]);
         let r = learn(
             &mut model,
