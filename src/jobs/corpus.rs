@@ -462,6 +462,11 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
             quoted(&corpus.labels)
         )));
     }
+    if layout == Layout::Files {
+        if let Some(refusal) = super::folder_level::splits_as_labels(&corpus.root, &corpus.labels) {
+            return Err(refuse(refusal));
+        }
+    }
     let counts = corpus.files.label_counts(corpus.labels.len())?;
     if options.layout.is_none()
         && layout == Layout::Mbox

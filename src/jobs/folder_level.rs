@@ -1,7 +1,8 @@
 //! Where the label folders are when a user named a folder one level off: one level too high
 //! (`train unzipped/` where `unzipped/reviews/{neg,pos}`, as unpacking a zip of the corpus
-//! folder leaves it) or one level too deep (`train reviews/pos`, one label's folder). Read only
-//! to word a refusal: nothing here decides what is read.
+//! folder leaves it; `train aclImdb/` where the splits `train/` and `test/` hold the labels) or
+//! one level too deep (`train reviews/pos`, one label's folder). Read only to word a refusal:
+//! nothing here decides what is read.
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +90,51 @@ pub fn one_level_too_deep(root: &Path) -> String {
     )
 }
 
+/// Folder names that datasets give their splits (`aclImdb/{train,test}/{pos,neg}`).
+const SPLIT_NAMES: &[&str] = &[
+    "train",
+    "training",
+    "test",
+    "testing",
+    "dev",
+    "devel",
+    "development",
+    "val",
+    "valid",
+    "validation",
+    "eval",
+    "evaluation",
+    "holdout",
+];
+
+/// For a corpus whose label folders under `root` are all named like a dataset's splits, one of
+/// them holding two label-like sub-folders or more: the refusal, naming the split to train on.
+/// Read as labels, such splits make a model that tells the training documents from the test
+/// documents (`cwtext train aclImdb`: labels "test" and "train", their `pos` and `neg` taken
+/// as groups).
+pub fn splits_as_labels(root: &Path, labels: &[String]) -> Option<String> {
+    let is_split = |l: &String| SPLIT_NAMES.iter().any(|s| s.eq_ignore_ascii_case(l));
+    if labels.len() < 2 || !labels.iter().all(is_split) {
+        return None;
+    }
+    let inside = labels.iter().find_map(|l| {
+        let (folders, _) = entries(&root.join(l))?;
+        (folders.len() >= 2).then_some((l, folders))
+    })?;
+    let (split, folders) = inside;
+    let names: Vec<String> = folders.into_iter().map(|(n, _)| n).collect();
+    let train = labels
+        .iter()
+        .find(|l| l.to_ascii_lowercase().starts_with("train"))
+        .unwrap_or(split);
+    Some(format!(
+        "its folders {} are the splits of a corpus, not labels: {split:?} holds the label folders ({}); give one split, e.g. train on {} (and evaluate on another), or rename the folders if they really are labels",
+        labels.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", "),
+        shown(&names),
+        root.join(train).display()
+    ))
+}
+
 /// Up to five names, then how many more.
 fn shown(names: &[String]) -> String {
     let mut s = names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
@@ -122,6 +168,31 @@ mod tests {
         touch(&root.join("one/label/1.txt"));
         touch(&root.join("one/label/thread/2.txt"));
         assert_eq!(label_folders_below(&root.join("one/label")), None);
+    }
+
+    #[test]
+    fn splits_named_as_labels_are_told_apart_from_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for split in ["train", "test"] {
+            touch(&root.join(split).join("neg/1.txt"));
+            touch(&root.join(split).join("pos/1.txt"));
+        }
+        touch(&root.join("train/unsup/1.txt"));
+        let labels = ["test".to_string(), "train".to_string()];
+        let refusal = splits_as_labels(root, &labels).unwrap();
+        assert!(
+            refusal.starts_with("its folders \"test\", \"train\" are the splits of a corpus, not labels: \"test\" holds the label folders (neg, pos); give one split, e.g. train on "),
+            "{refusal}"
+        );
+        assert!(refusal.contains(&root.join("train").display().to_string()));
+        // Labels that are not all split names, or splits without sub-folders, are labels.
+        let mixed = ["test".to_string(), "spam".to_string()];
+        assert_eq!(splits_as_labels(root, &mixed), None);
+        let flat = tempfile::tempdir().unwrap();
+        touch(&flat.path().join("train/1.txt"));
+        touch(&flat.path().join("test/1.txt"));
+        assert_eq!(splits_as_labels(flat.path(), &labels), None);
     }
 
     #[test]

@@ -173,3 +173,32 @@ fn a_folder_named_one_level_off_is_refused_with_the_folder_of_the_labels() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(labels_of(&model), ["neg", "pos"]);
 }
+
+/// The IMDB reviews as they unpack: `aclImdb/train/{pos,neg,unsup}` and `aclImdb/test/{pos,neg}`.
+/// Before, `train aclImdb` trained a model of two labels, "test" and "train", that told the
+/// training reviews from the test reviews (their `pos` and `neg` taken as groups), and said
+/// nothing.
+#[test]
+fn a_corpus_given_above_its_splits_is_refused_with_the_split_to_train_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("aclImdb");
+    imdb_like(&root.join("train"));
+    imdb_like(&root.join("test"));
+    std::fs::remove_dir_all(root.join("test/unsup")).unwrap();
+    let model = dir.path().join("m.cwm");
+    let out = train(&root, &model, &[]);
+    assert_refused(
+        &out,
+        &format!(
+            "its folders \"test\", \"train\" are the splits of a corpus, not labels: \"test\" holds the label folders (neg, pos); give one split, e.g. train on {} (and evaluate on another), or rename the folders if they really are labels",
+            root.join("train").display()
+        ),
+    );
+    assert!(!model.exists());
+    // The split it names trains, and the other evaluates.
+    let out = train(&root.join("train"), &model, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(labels_of(&model), ["neg", "pos"]);
+    let report = eval_json(&model, root.join("test"), &[]);
+    assert_eq!(report["documents"], 60, "{report}");
+}
