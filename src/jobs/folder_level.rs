@@ -53,6 +53,17 @@ pub fn label_folders_below(dir: &Path) -> Option<(PathBuf, Vec<String>)> {
 /// holds the label folders (empty when there is none).
 pub fn one_level_too_high(root: &Path, label: &str) -> String {
     match label_folders_below(&root.join(label)) {
+        // The splits of a corpus (`aclImdb/{train,test}`): the training split is the corpus.
+        Some((dir, names)) if names.iter().all(|n| is_split(n)) => {
+            let train = names
+                .iter()
+                .find(|n| n.to_ascii_lowercase().starts_with("train"));
+            format!(
+                "; {label:?} holds the splits of a corpus ({}): train on {}",
+                shown(&names),
+                dir.join(train.unwrap_or(&names[0])).display()
+            )
+        }
         Some((dir, names)) => format!(
             "; {label:?} holds {} folders ({}): if those are the labels, train on {}",
             names.len(),
@@ -107,14 +118,17 @@ const SPLIT_NAMES: &[&str] = &[
     "holdout",
 ];
 
+fn is_split(name: &str) -> bool {
+    SPLIT_NAMES.iter().any(|s| s.eq_ignore_ascii_case(name))
+}
+
 /// For a corpus whose label folders under `root` are all named like a dataset's splits, one of
 /// them holding two label-like sub-folders or more: the refusal, naming the split to train on.
 /// Read as labels, such splits make a model that tells the training documents from the test
 /// documents (`cwtext train aclImdb`: labels "test" and "train", their `pos` and `neg` taken
 /// as groups).
 pub fn splits_as_labels(root: &Path, labels: &[String]) -> Option<String> {
-    let is_split = |l: &String| SPLIT_NAMES.iter().any(|s| s.eq_ignore_ascii_case(l));
-    if labels.len() < 2 || !labels.iter().all(is_split) {
+    if labels.len() < 2 || !labels.iter().all(|l| is_split(l)) {
         return None;
     }
     let inside = labels.iter().find_map(|l| {
@@ -164,6 +178,17 @@ mod tests {
         let (found, names) = label_folders_below(&root.join("zip")).unwrap();
         assert_eq!(found, root.join("zip/data/reviews"));
         assert_eq!(names, ["neg", "pos"]);
+        // Splits below the lone folder: the training split is named.
+        touch(&root.join("up/aclImdb/train/pos/1.txt"));
+        touch(&root.join("up/aclImdb/train/neg/1.txt"));
+        touch(&root.join("up/aclImdb/test/pos/1.txt"));
+        assert_eq!(
+            one_level_too_high(&root.join("up"), "aclImdb"),
+            format!(
+                "; \"aclImdb\" holds the splits of a corpus (test, train): train on {}",
+                root.join("up/aclImdb/train").display()
+            )
+        );
         // A label folder whose only sub-folder sits beside its files is a label with groups.
         touch(&root.join("one/label/1.txt"));
         touch(&root.join("one/label/thread/2.txt"));

@@ -195,6 +195,15 @@ fn a_corpus_given_above_its_splits_is_refused_with_the_split_to_train_on() {
         ),
     );
     assert!(!model.exists());
+    // One level higher still (the folder the archive was unpacked into): the split is named.
+    let out = train(dir.path(), &model, &[]);
+    assert_refused(
+        &out,
+        &format!(
+            "\"aclImdb\" holds the splits of a corpus (test, train): train on {}",
+            root.join("train").display()
+        ),
+    );
     // The split it names trains, and the other evaluates.
     let out = train(&root.join("train"), &model, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
