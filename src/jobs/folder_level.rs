@@ -55,9 +55,7 @@ pub fn one_level_too_high(root: &Path, label: &str) -> String {
     match label_folders_below(&root.join(label)) {
         // The splits of a corpus (`aclImdb/{train,test}`): the training split is the corpus.
         Some((dir, names)) if names.iter().all(|n| is_split(n)) => {
-            let train = names
-                .iter()
-                .find(|n| n.to_ascii_lowercase().starts_with("train"));
+            let train = training_split(&names);
             format!(
                 "; {label:?} holds the splits of a corpus ({}): train on {}",
                 shown(&names),
@@ -118,6 +116,13 @@ const SPLIT_NAMES: &[&str] = &[
     "holdout",
 ];
 
+/// The split to train on among split names: the one named `train…`.
+fn training_split(names: &[String]) -> Option<&String> {
+    names
+        .iter()
+        .find(|n| n.to_ascii_lowercase().starts_with("train"))
+}
+
 fn is_split(name: &str) -> bool {
     SPLIT_NAMES.iter().any(|s| s.eq_ignore_ascii_case(name))
 }
@@ -137,10 +142,7 @@ pub fn splits_as_labels(root: &Path, labels: &[String]) -> Option<String> {
     })?;
     let (split, folders) = inside;
     let names: Vec<String> = folders.into_iter().map(|(n, _)| n).collect();
-    let train = labels
-        .iter()
-        .find(|l| l.to_ascii_lowercase().starts_with("train"))
-        .unwrap_or(split);
+    let train = training_split(labels).unwrap_or(split);
     Some(format!(
         "its folders {} are the splits of a corpus, not labels: {split:?} holds the label folders ({}); give one split, e.g. train on {} (and evaluate on another), or rename the folders if they really are labels",
         labels.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", "),

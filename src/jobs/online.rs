@@ -369,10 +369,10 @@ pub fn learn_with(
                 &model.header.training.label_documents,
             )
         });
-        let special = match (uncapped, on_raw) {
-            (_, Some((_, _, raw_uncapped))) if uncapped.is_some() => Some(raw_uncapped),
-            (_, Some((_, raw, _))) => Some(raw),
-            (Some((_, cw)), None) => Some(cw),
+        let special = match (on_raw, uncapped) {
+            (Some((_, _, raw_uncapped)), Some(_)) => Some(raw_uncapped),
+            (Some((_, raw, _)), None) => Some(raw),
+            (None, Some((_, cw))) => Some(cw),
             (None, None) => None,
         };
         if let Some(params) = special {
