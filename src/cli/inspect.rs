@@ -175,7 +175,7 @@ fn write_text(
     let fitted = h.calibration.as_ref().map_or(0, |c| c.fitted_labels);
     if fitted > 0 && fitted < h.labels.len() {
         let how = if fitted >= cwtext::jobs::online::RAW_VARIANCE_MIN_FITTED {
-            format!("a misfiled refile of one is learned on the raw variance while it has been shown no more documents than the fewest of the {fitted} fitted labels")
+            format!("a misfiled refile of one is learned on the raw variance while it has been shown no more documents than the median of the {fitted} fitted labels")
         } else {
             "corrected at the fitted scale, as in any router of two labels".to_string()
         };

@@ -184,16 +184,10 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     model.save(model_path)?;
     drop(lock);
     ui.info(format!(
-        "learned {} document(s) into {} ({} mispredicted before the update{}{}){} in {:.0} ms",
+        "learned {} document(s) into {} ({}{}){} in {:.0} ms",
         report.documents,
         model_path.display(),
-        report.mistakes,
-        match report.raw_variance {
-            0 => String::new(),
-            n => format!(
-                ", {n} of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes"
-            ),
-        },
+        mistakes_said(&report),
         if model.rehearsal.is_some() {
             format!("; {} score(s) of kept documents restored", report.replayed)
         } else {
@@ -217,6 +211,21 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 /// Says of each new label that looks like one the model had ([`cwtext::model::label_like`]:
 /// `Sci.Space` beside `sci.space`): a refile typed so is more often a slip than a new folder,
 /// and the new label takes documents from the old one from now on.
+/// How many corrections the model got wrong before their update, and how many of those it
+/// learned on the raw variance (a new folder's, [`cwtext::jobs::online::learned_on_raw_variance`]).
+fn mistakes_said(report: &Corrections) -> String {
+    format!(
+        "{} mispredicted before the update{}",
+        report.mistakes,
+        match report.raw_variance {
+            0 => String::new(),
+            n => format!(
+                ", {n} of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes"
+            ),
+        }
+    )
+}
+
 fn warn_if_like(new_labels: &[String], labels: &[String], ui: &Ui) {
     let old: Vec<String> = labels
         .iter()
@@ -422,8 +431,12 @@ fn from_store(
             .map_or(String::new(), |c| {
                 format!("; new label(s): {}", c.new_labels.join(", "))
             });
+        let mistakes = report
+            .corrections
+            .as_ref()
+            .map_or(String::new(), |c| format!(" ({})", mistakes_said(c)));
         ui.info(format!(
-            "learned {} refiled message(s) into {}: {}{new_labels} ({others})",
+            "learned {} refiled message(s) into {}{mistakes}: {}{new_labels} ({others})",
             report.total(),
             model.display(),
             moves.join(", ")

@@ -49,7 +49,8 @@ pub struct Cli {
     /// Worker threads for batch work (default: one per core).
     #[arg(long, global = true, value_name = "N")]
     pub threads: Option<usize>,
-    /// No progress bars, warnings or summaries on stderr (errors are still printed).
+    /// No progress bars, warnings or summaries on stderr (errors are still printed, and a run
+    /// that skipped files, exit 1, says so in one line).
     #[arg(short, long, global = true)]
     pub quiet: bool,
 }
@@ -122,24 +123,38 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     }
     let ui = common::Ui { quiet: cli.quiet };
     common::install_warning_logger(cli.quiet);
-    match cli.command {
-        Command::Train(args) => train::run(args, &ui),
-        Command::Classify(args) => classify::run(args, &ui),
-        Command::Filter(args) => filter::run(args, &ui),
-        Command::Label(args) => label::run(args, &ui),
+    let outcome = dispatch(cli.command, cli.threads, &ui)?;
+    if cli.quiet && matches!(outcome, Outcome::Partial) {
+        // --quiet drops the warnings naming the skipped files, but exit 1 must not go unexplained.
+        say(format_args!(
+            "cwtext: some files were skipped (exit 1); run without --quiet to see which and why"
+        ));
+    }
+    Ok(outcome)
+}
+
+/// Runs one command.
+fn dispatch(command: Command, threads: Option<usize>, ui: &common::Ui) -> anyhow::Result<Outcome> {
+    #[cfg(not(feature = "serve"))]
+    let _ = threads;
+    match command {
+        Command::Train(args) => train::run(args, ui),
+        Command::Classify(args) => classify::run(args, ui),
+        Command::Filter(args) => filter::run(args, ui),
+        Command::Label(args) => label::run(args, ui),
         #[cfg(feature = "archive")]
-        Command::Search(args) => search::run(args, &ui),
-        Command::Eval(args) => eval::run(args, &ui),
-        Command::Experiment(args) => experiment::run(args, &ui),
-        Command::Tune(args) => tune::run(args, &ui),
-        Command::Learn(args) => learn::run(args, &ui),
-        Command::Merge(args) => merge::run(args, &ui),
+        Command::Search(args) => search::run(args, ui),
+        Command::Eval(args) => eval::run(args, ui),
+        Command::Experiment(args) => experiment::run(args, ui),
+        Command::Tune(args) => tune::run(args, ui),
+        Command::Learn(args) => learn::run(args, ui),
+        Command::Merge(args) => merge::run(args, ui),
         #[cfg(feature = "serve")]
-        Command::Serve(args) => serve::run(args, cli.threads, &ui),
-        Command::Explain(args) => explain::run(args, &ui),
-        Command::Inspect(args) => inspect::run(args, &ui),
-        Command::Models(args) => models::run(args, &ui),
+        Command::Serve(args) => serve::run(args, threads, ui),
+        Command::Explain(args) => explain::run(args, ui),
+        Command::Inspect(args) => inspect::run(args, ui),
+        Command::Models(args) => models::run(args, ui),
         Command::Completions(args) => shell::completions(args),
-        Command::Man(args) => shell::man(args, &ui),
+        Command::Man(args) => shell::man(args, ui),
     }
 }

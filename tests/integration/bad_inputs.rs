@@ -500,6 +500,31 @@ fn corpora_given_to_train() {
         &out,
         &Expect::Fails(1, "2.txt: empty document"),
     );
+    // The same under --quiet: the warnings are not printed, but exit 1 is not left unexplained.
+    // (Before, a quiet run ended 1 with nothing on stderr at all.)
+    let out = cwtext()
+        .arg("train")
+        .arg(some.path())
+        .args([
+            "--char-ngrams",
+            "none",
+            "--stopwords",
+            "english",
+            "-q",
+            "-o",
+        ])
+        .arg(&model)
+        .output()
+        .unwrap();
+    check(
+        "a featureless document, quietly",
+        &out,
+        &Expect::Fails(
+            1,
+            "cwtext: some files were skipped (exit 1); run without --quiet to see which and why",
+        ),
+    );
+    assert!(!stderr(&out).contains("2.txt"), "{}", stderr(&out));
     // A symbolic link loop: reported, not followed.
     let looped = corpus(&[("a/1.txt", b"shuttle orbit"), ("b/1.txt", b"goalie puck")]);
     std::os::unix::fs::symlink(looped.path().join("a"), looped.path().join("a/loop")).unwrap();
