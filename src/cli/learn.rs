@@ -187,7 +187,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         "learned {} document(s) into {} ({}{}){} in {:.0} ms",
         report.documents,
         model_path.display(),
-        mistakes_said(&report),
+        mistakes_said(report.mistakes, report.raw_variance),
         if model.rehearsal.is_some() {
             format!("; {} score(s) of kept documents restored", report.replayed)
         } else {
@@ -213,11 +213,10 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
 /// and the new label takes documents from the old one from now on.
 /// How many corrections the model got wrong before their update, and how many of those it
 /// learned on the raw variance (a new folder's, [`cwtext::jobs::online::learned_on_raw_variance`]).
-fn mistakes_said(report: &Corrections) -> String {
+fn mistakes_said(mistakes: usize, raw_variance: usize) -> String {
     format!(
-        "{} mispredicted before the update{}",
-        report.mistakes,
-        match report.raw_variance {
+        "{mistakes} mispredicted before the update{}",
+        match raw_variance {
             0 => String::new(),
             n => format!(
                 ", {n} of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes"
@@ -295,6 +294,7 @@ fn remote(
     let client = Client::new(&args.server, args.token_file.as_deref())?;
     let mut learned = 0;
     let mut mistakes = 0;
+    let mut raw_variance = 0;
     let mut new_labels: Vec<String> = Vec::new();
     let mut model_name = String::new();
     let mut skipped = Vec::new();
@@ -314,6 +314,7 @@ fn remote(
                 let v: serde_json::Value = serde_json::from_slice(&a.body)?;
                 learned += v["documents"].as_u64().unwrap_or(0);
                 mistakes += v["mistakes"].as_u64().unwrap_or(0);
+                raw_variance += v["raw_variance"].as_u64().unwrap_or(0);
                 model_name = v["model"].as_str().unwrap_or("").to_string();
                 for l in v["new_labels"].as_array().into_iter().flatten() {
                     new_labels.extend(l.as_str().map(str::to_string));
@@ -349,8 +350,9 @@ fn remote(
         );
     }
     ui.info(format!(
-        "learned {learned} document(s) into {model_name} at {} ({mistakes} mispredicted before the update{}); in the server's journal, in its model file at its next snapshot",
+        "learned {learned} document(s) into {model_name} at {} ({}{}); in the server's journal, in its model file at its next snapshot",
         client.url(),
+        mistakes_said(mistakes as usize, raw_variance as usize),
         if new_labels.is_empty() {
             String::new()
         } else {
@@ -431,10 +433,9 @@ fn from_store(
             .map_or(String::new(), |c| {
                 format!("; new label(s): {}", c.new_labels.join(", "))
             });
-        let mistakes = report
-            .corrections
-            .as_ref()
-            .map_or(String::new(), |c| format!(" ({})", mistakes_said(c)));
+        let mistakes = report.corrections.as_ref().map_or(String::new(), |c| {
+            format!(" ({})", mistakes_said(c.mistakes, c.raw_variance))
+        });
         ui.info(format!(
             "learned {} refiled message(s) into {}{mistakes}: {}{new_labels} ({others})",
             report.total(),

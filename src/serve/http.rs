@@ -582,6 +582,8 @@ async fn learn(
                     "label": label,
                     "documents": c.documents,
                     "mistakes": c.mistakes,
+                    // Of those, the refiles of a new folder learned on the raw variance.
+                    "raw_variance": c.raw_variance,
                     "new_labels": c.new_labels,
                     "skipped": learned.skipped,
                     "journal_corrections": learned.journal_corrections,

@@ -1671,3 +1671,121 @@ fn learning_through_the_server_says_when_a_model_is_outgrown() {
     );
     assert!(!learn("new").contains("would now keep"));
 }
+
+/// A new folder taught through the server: `/learn` answers how many of its mistakes were of a
+/// label added since the probability scale was fitted and learned on the raw variance
+/// (`raw_variance`), the count `cwtext learn` prints locally for the same corrections, and
+/// `learn --server` prints it as `learn` does. (Before, the server's answer had no such count,
+/// and `learn --server` said only how many were mispredicted.)
+#[test]
+fn a_new_folder_learned_through_the_server_reports_its_raw_variance_corrections() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cwtext()
+        .args(["train", "news", "-q", "--seed", "1", "-o"])
+        .arg(dir.path().join("news.cwm"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let local = copy(&dir.path().join("news.cwm"), &dir.path().join("local.cwm"));
+    let ham = files_in(&fixtures().join("mail/ham"));
+    // The corrections, in order: (label, mail). Two labels the news model has never seen.
+    let steps: Vec<(&str, &PathBuf)> = [
+        ("mail", 0),
+        ("post", 1),
+        ("mail", 2),
+        ("mail", 3),
+        ("mail", 4),
+    ]
+    .iter()
+    .map(|&(label, i)| (label, &ham[i]))
+    .collect();
+    let said = |out: &std::process::Output| {
+        assert!(out.status.success(), "{}", stderr(out));
+        stderr(out)
+    };
+    let raw_phrase = " of them of a label added since the probability scale was fitted, learned on the raw variance as training learns its mistakes";
+    let server = Server::start(dir.path(), &["-m", "news=news.cwm"]);
+    // The first, through `learn --server`: a label never seen, so misfiled and learned on the raw
+    // variance, and the line says so as the local `learn` does.
+    let (label, mail) = steps[0];
+    let out = cwtext()
+        .args([
+            "learn",
+            "--label",
+            label,
+            "--server",
+            &server.url,
+            "-m",
+            "news",
+        ])
+        .arg(mail)
+        .output()
+        .unwrap();
+    let remote = said(&out);
+    assert!(
+        remote.contains(&format!("1 mispredicted before the update, 1{raw_phrase}")),
+        "{remote}"
+    );
+    // The rest through POST /learn, reading the answer's counts.
+    let (mut mistakes, mut raw) = (1, 1);
+    for (i, (label, mail)) in steps.iter().enumerate().skip(1) {
+        let answer = server.post(
+            &format!("/learn?label={label}"),
+            &std::fs::read(mail).unwrap(),
+        );
+        assert_eq!(
+            answer.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&answer.body)
+        );
+        let v = answer.json();
+        if i == 1 {
+            // Another label never seen: misfiled, and learned on the raw variance.
+            assert_eq!(
+                (v["mistakes"].as_u64(), v["raw_variance"].as_u64()),
+                (Some(1), Some(1)),
+                "{v}"
+            );
+        }
+        mistakes += v["mistakes"].as_u64().unwrap();
+        raw += v["raw_variance"].as_u64().unwrap();
+    }
+    assert!(server.terminate().success());
+    // The same corrections learned locally, one command each, say the same counts.
+    let count = |said: &str, phrase: &str| -> u64 {
+        said.match_indices(phrase)
+            .map(|(at, _)| {
+                let digits: String = said[..at]
+                    .chars()
+                    .rev()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits
+                    .chars()
+                    .rev()
+                    .collect::<String>()
+                    .parse::<u64>()
+                    .unwrap()
+            })
+            .sum()
+    };
+    let mut local_said = String::new();
+    for (label, mail) in &steps {
+        let out = cwtext()
+            .args(["learn", "--label", label, "-m"])
+            .arg(&local)
+            .arg(mail)
+            .output()
+            .unwrap();
+        local_said += &said(&out);
+    }
+    assert_eq!(
+        (mistakes, raw),
+        (
+            count(&local_said, " mispredicted before the update"),
+            count(&local_said, raw_phrase)
+        ),
+        "server: {mistakes} {raw}; local: {local_said}"
+    );
+}
