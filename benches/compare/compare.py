@@ -81,6 +81,7 @@ EXTRA = {
     "fr_book_reviews": ("extra/fr_book_reviews", "hash"),
     "nl_book_reviews": ("extra/nl_book_reviews", "hash"),
     "wiki_uncertainty": ("extra/wiki_uncertainty", "hash"),
+    "zh_reviews": ("extra/zh_reviews", "hash"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}

@@ -224,6 +224,14 @@ fn write_text(
             },
             length.reason()
         )?;
+        if length.is_unspaced() && h.pipeline.max_ngram == cwtext::text::length::UNSPACED_NGRAMS {
+            writeln!(
+                out,
+                "                   n-grams up to {}: {}",
+                h.pipeline.max_ngram,
+                length.unspaced_reason()
+            )?;
+        }
     }
     match vocabulary {
         Some(v) => writeln!(out, "vocabulary         texts for {} buckets", v.len())?,

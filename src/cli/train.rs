@@ -139,9 +139,11 @@ pub struct TrainArgs {
     /// not for mail).
     #[arg(long, value_name = "B")]
     pub hash_bits: Option<u8>,
-    /// Longest n-gram: 1 = words only, 2 = words and bigrams, 3 = up to trigrams.
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub ngrams: usize,
+    /// Longest n-gram: 1 = words only, 2 = words and bigrams, 3 = up to trigrams [default: 2,
+    /// or 3 for text written without spaces between words (Chinese, Japanese, Thai), chosen
+    /// from a sample of the documents]
+    #[arg(long, value_name = "N")]
+    pub ngrams: Option<usize>,
     /// Feature values.
     #[arg(long, value_enum, default_value_t = ValueKind::LogTf)]
     pub values: ValueKind,
@@ -480,7 +482,7 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     if args.char_ngrams == Some(CharNgramsArg::None) && args.char_weight.is_some() {
         anyhow::bail!("--char-weight weighs character n-grams, but --char-ngrams is none");
     }
-    if args.ngrams == 1 && args.ngram_weight.is_some() {
+    if args.ngrams == Some(1) && args.ngram_weight.is_some() {
         anyhow::bail!("--ngram-weight weighs bigrams and longer n-grams, but --ngrams is 1");
     }
     let mut plan = args.request().plan()?;

@@ -19,7 +19,8 @@ Examples:
   cwtext tune corpus/ -o tuned.cwm
   cwtext tune 20ng/ --include 'train-*' -o 20ng.cwm --budget 40 --seed 3
 
-Searched: feature options (stop words, symbols, stemming, bigrams, value type; character n-grams
+Searched: feature options (stop words, symbols, stemming, bigrams (trigrams for text written
+without spaces, as train takes them), value type; character n-grams
 where train gives them: none, 3-5 or 2-5 at weight 0.5, 3-5 at 1), the update rule
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
 sequential k = 3 or 5); epochs by early stopping. The first four trials are always what plain
@@ -144,6 +145,13 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             ui.info(
                 "train's choices keep every word (short texts: no stop-word list); the other trials may use the English list",
             );
+        }
+        if length.is_unspaced() {
+            ui.info(format!(
+                "train's choices take n-grams up to {}, and so do the trials that take bigrams: {}",
+                cwtext::text::length::UNSPACED_NGRAMS,
+                length.unspaced_reason()
+            ));
         }
         if length.is_mail() {
             ui.info(

@@ -164,6 +164,7 @@ mod tests {
             median_words,
             documents,
             mail: if mail { 200 } else { 0 },
+            unspaced: 0,
         }
     }
 

@@ -33,6 +33,10 @@ use crate::text::vocabulary::{Vocabulary, DEFAULT_TEXTS_PER_BUCKET};
 /// The most shards a run may ask for.
 pub const MAX_SHARDS: usize = 1024;
 
+/// The longest n-gram when none is asked for and the text is written with spaces: words and
+/// bigrams.
+pub const DEFAULT_NGRAMS: usize = 2;
+
 /// A training run as a user asks for it. [`Default`] gives `cwtext train`'s defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainRequest {
@@ -60,8 +64,9 @@ pub struct TrainRequest {
     /// Features are hashed into 2^hash_bits buckets; `None`: chosen from the corpus's words and
     /// labels ([`Choose::hash_bits`]), from the base 2^18.
     pub hash_bits: Option<u8>,
-    /// Longest n-gram.
-    pub ngrams: usize,
+    /// Longest n-gram; `None`: 2, or [`UNSPACED_NGRAMS`](crate::text::length::UNSPACED_NGRAMS)
+    /// for text written without spaces between its words ([`Choose::unspaced_ngrams`]).
+    pub ngrams: Option<usize>,
     pub values: ValueKind,
     /// Scale documents to unit length.
     pub normalize: bool,
@@ -170,7 +175,7 @@ impl Default for TrainRequest {
             binary: false,
             initial_variance: 1.0,
             hash_bits: None,
-            ngrams: 2,
+            ngrams: None,
             values: ValueKind::LogTf,
             normalize: true,
             subword: None,
@@ -460,7 +465,7 @@ impl TrainRequest {
         Ok(TrainSettings {
             pipeline: PipelineConfig {
                 filters,
-                max_ngram: self.ngrams,
+                max_ngram: self.ngrams.unwrap_or(DEFAULT_NGRAMS),
                 hash_bits: self
                     .hash_bits
                     .unwrap_or(PipelineConfig::default().hash_bits),
@@ -528,8 +533,12 @@ impl TrainRequest {
             // Kept for long texts of small corpora that are not mail (`choose_by_text_length`).
             ngram_weight: !fixed
                 && self.ngram_weight.is_none()
-                && self.ngrams > 1
+                && self.ngrams.unwrap_or(DEFAULT_NGRAMS) > 1
                 && self.shards == 1
+                && self.subword.is_none(),
+            // Decided from a sample of the whole corpus, as the character n-grams are.
+            unspaced_ngrams: self.resume.is_none()
+                && self.ngrams.is_none()
                 && self.subword.is_none(),
             chars: match self.char_ngrams {
                 CharNgramsRequest::Chosen(c) if self.resume.is_none() && self.subword.is_none() => {
@@ -651,8 +660,10 @@ impl TrainPlan {
     /// ([`crate::text::length::TextLength::keeps_every_word`]): the English list is
     /// then not among the candidates; that the soft rule is tried beside CW when it may be
     /// chosen ([`crate::jobs::train::soft_rule`]); for mail, every header field
-    /// whole beside the stable rule when the rule may be chosen ([`Choose::every_field`]). The
-    /// sample's length goes into the settings, for the model to record.
+    /// whole beside the stable rule when the rule may be chosen ([`Choose::every_field`]); n-grams
+    /// up to three for text written without spaces, when the n-grams were not given
+    /// ([`Choose::unspaced_ngrams`]). The sample's length goes into the settings, for the model
+    /// to record.
     fn choose_by_text_length(&mut self, corpus: &LabelledCorpus, notes: Notes) {
         let chars = self.settings.choose.chars;
         let soft_rule = self.settings.choose.soft_rule;
@@ -664,6 +675,7 @@ impl TrainPlan {
             && !every_field
             && !ngram_weight
             && !self.settings.choose.hash_bits
+            && !self.settings.choose.unspaced_ngrams
         {
             return;
         }
@@ -687,6 +699,14 @@ impl TrainPlan {
                     length.reason()
                 ));
             }
+        }
+        if std::mem::take(&mut self.settings.choose.unspaced_ngrams) && length.is_unspaced() {
+            self.settings.pipeline.max_ngram = crate::text::length::UNSPACED_NGRAMS;
+            notes(format!(
+                "n-grams up to {}: {}",
+                crate::text::length::UNSPACED_NGRAMS,
+                length.unspaced_reason()
+            ));
         }
         if self.settings.choose.stopwords && length.keeps_every_word() {
             self.settings.pipeline.drop_stop_words();
@@ -864,6 +884,7 @@ mod tests {
                 every_field: true,
                 hash_bits: true,
                 ngram_weight: true,
+                unspaced_ngrams: true,
             }
         );
         // CW's η when none is given: the one measured to serve most corpora.
@@ -1055,6 +1076,7 @@ mod tests {
             Choose {
                 chars: Some(CharNgrams::default()),
                 hash_bits: true,
+                unspaced_ngrams: true,
                 ..Choose::default()
             }
         );
@@ -1114,6 +1136,7 @@ mod tests {
                 every_field: false,
                 hash_bits: false,
                 ngram_weight: false,
+                unspaced_ngrams: false,
             },
             ..TrainSettings::new(5, 1)
         };

@@ -87,6 +87,11 @@ pub struct Choose {
     /// epochs and taken when more accurate. Set for long texts of small corpora that are not
     /// mail only ([`crate::text::length::TextLength::tries_lighter_ngrams`]).
     pub ngram_weight: bool,
+    /// The longest n-gram, by a rule on a sample of the documents: n-grams up to
+    /// [`UNSPACED_NGRAMS`](crate::text::length::UNSPACED_NGRAMS) for text written without spaces
+    /// between its words ([`crate::text::length::TextLength::is_unspaced`]); `false`: the
+    /// pipeline's.
+    pub unspaced_ngrams: bool,
 }
 
 impl TrainSettings {

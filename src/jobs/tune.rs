@@ -282,7 +282,8 @@ impl Candidate {
     /// What plain `cwtext train` chooses among: English stop words or none (none alone when
     /// `keep_every_word`, as `train` does on short texts,
     /// [`TextLength::keeps_every_word`](crate::text::length::TextLength::keeps_every_word)), a
-    /// flat or an idf prior, at its η, with symbols, bigrams and log-tf values.
+    /// flat or an idf prior, at its η, with symbols, bigrams (trigrams for text written without
+    /// spaces: the base's longest n-gram, at least 2) and log-tf values.
     pub fn train_choices(base: &TrainSettings, keep_every_word: bool) -> Vec<Self> {
         let lists: &[bool] = if keep_every_word {
             &[false]
@@ -294,7 +295,7 @@ impl Candidate {
             chars: base.pipeline.char_ngrams,
             symbols: true,
             stem: false,
-            ngrams: 2,
+            ngrams: base.pipeline.max_ngram.max(2),
             values: ValueKind::LogTf,
             fields,
         };
@@ -364,7 +365,11 @@ impl Candidate {
                 }),
                 symbols: rng.gen_bool(0.7),
                 stem: rng.gen_bool(0.3),
-                ngrams: if rng.gen_bool(0.75) { 2 } else { 1 },
+                ngrams: if rng.gen_bool(0.75) {
+                    base.pipeline.max_ngram.max(2)
+                } else {
+                    1
+                },
                 values: *[ValueKind::Binary, ValueKind::Tf, ValueKind::LogTf]
                     .choose(rng)
                     .expect("non-empty"),
@@ -635,6 +640,11 @@ fn search(
     let mut base = base.clone();
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
+    }
+    // And the longest n-gram: trigrams for text written without spaces, in train's choices and
+    // wherever a trial draws n-grams.
+    if text_length.is_some_and(|t| t.is_unspaced()) {
+        base.pipeline.max_ngram = crate::text::length::UNSPACED_NGRAMS;
     }
     // The hash bits as plain `train` chooses them, for every trial.
     let hash_bits_reason = text_length.and_then(|t| base.choose_hash_bits(&t, corpus.labels.len()));
@@ -1289,6 +1299,7 @@ mod tests {
             every_field: false,
             hash_bits: false,
             ngram_weight: false,
+            unspaced_ngrams: false,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()

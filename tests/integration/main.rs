@@ -54,3 +54,5 @@ mod short_texts;
 mod splits;
 #[cfg(feature = "cli")]
 mod store;
+#[cfg(feature = "cli")]
+mod unspaced;

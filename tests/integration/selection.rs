@@ -141,6 +141,7 @@ fn stop_words_and_prior() -> Choose {
         every_field: false,
         hash_bits: false,
         ngram_weight: false,
+        unspaced_ngrams: false,
     }
 }
 
