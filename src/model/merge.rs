@@ -152,16 +152,47 @@ pub fn learner_difference(models: &[Model], names: &[String]) -> Option<String> 
 fn merged_soft_rule(models: &[Model], merged: &[String]) -> Option<crate::model::SoftRuleTrial> {
     let trial = models.first()?.header.soft_rule.clone()?;
     trial.trained_labels()?;
-    let from_files = |label: &String| {
-        models.iter().any(|m| {
-            let trained = (m.header.soft_rule.as_ref())
-                .and_then(|t| t.trained_labels())
-                .unwrap_or(m.labels().len());
-            m.labels()[..trained.min(m.labels().len())].contains(label)
-        })
-    };
-    let labels = merged.iter().take_while(|l| from_files(l)).count();
+    let labels = leading_labels_of_some_input(models, merged, |m| {
+        (m.header.soft_rule.as_ref())
+            .and_then(|t| t.trained_labels())
+            .unwrap_or(m.labels().len())
+    });
     Some(crate::model::SoftRuleTrial { labels, ..trial })
+}
+
+/// How many of the merged labels the merged scale (the mean of the inputs') was fitted on, for
+/// [`crate::model::CalibrationInfo::fitted_labels`]: the leading merged labels that some input
+/// with a fitted scale had in its fit (its first `fitted_labels`; all of its labels when it
+/// does not record them). So a label that `learn` adds after the merge is one the scale never
+/// saw, as after `train` ([`crate::jobs::online::learned_on_raw_variance`]).
+fn merged_fitted_labels(models: &[Model], merged: &[String]) -> usize {
+    leading_labels_of_some_input(models, merged, |m| match &m.header.calibration {
+        None if m.header.probability_scale == 1.0 => 0,
+        Some(c) if c.fitted_labels > 0 => c.fitted_labels,
+        _ => m.labels().len(),
+    })
+}
+
+/// How many leading labels of `merged` are each among the first `leading(input)` labels of
+/// some input.
+fn leading_labels_of_some_input(
+    models: &[Model],
+    merged: &[String],
+    leading: impl Fn(&Model) -> usize,
+) -> usize {
+    let leading: Vec<&[String]> = models
+        .iter()
+        .map(|m| &m.labels()[..leading(m).min(m.labels().len())])
+        .collect();
+    leading_in_some(&leading, merged)
+}
+
+/// How many leading labels of `merged` are each in some of `inputs`.
+fn leading_in_some(inputs: &[&[String]], merged: &[String]) -> usize {
+    merged
+        .iter()
+        .take_while(|l| inputs.iter().any(|i| i.contains(l)))
+        .count()
 }
 
 /// Merges models into one: same pipeline and formulation required, label sets united, training
@@ -257,7 +288,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
             brier_after: 0.0,
             variance_shrinkage: 1.0,
             corrections_since: 0,
-            fitted_labels: 0,
+            fitted_labels: merged_fitted_labels(models, &header.labels),
         });
     header.selection = None;
     header.soft_rule = merged_soft_rule(models, &header.labels);
@@ -339,6 +370,21 @@ mod tests {
         // The paper's printed sum of precisions is not the minimiser.
         let summed = 1.0 / inputs.iter().map(|i| 1.0 / i.1).sum::<f64>();
         assert!(kl(mu, summed) > best);
+    }
+
+    /// The merged labels an input's fit (or soft-rule training) covered are the leading ones
+    /// that some input covered: a label after the first one no input covered counts as added
+    /// since, as labels `learn` adds come last.
+    #[test]
+    fn the_leading_labels_some_input_covered_are_counted() {
+        let s = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // Input a was fitted on x and y (a label it learned later is not among them), b on z.
+        let (a, b) = (s(&["x", "y"]), s(&["z"]));
+        let inputs = [a.as_slice(), b.as_slice()];
+        assert_eq!(leading_in_some(&inputs, &s(&["x", "y", "z", "new"])), 3);
+        assert_eq!(leading_in_some(&inputs, &s(&["x", "y", "z"])), 3);
+        assert_eq!(leading_in_some(&inputs, &s(&["x", "new", "z"])), 1);
+        assert_eq!(leading_in_some(&inputs, &s(&["new", "x"])), 0);
     }
 
     /// Labels are united; a label only one input has comes from that input alone.

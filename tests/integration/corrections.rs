@@ -618,3 +618,48 @@ fn a_new_folder_made_by_moving_mail_is_learned_as_new_across_runs() {
     // Measured: 0.25 of fresh's 20 test documents; bound by the fewest, 0.05.
     assert!(recall >= 0.15, "{report}");
 }
+
+/// A model merged from two (`cwtext merge`, as a user merges the models of two machines)
+/// records which labels its mean scale was fitted on, so a folder added by refiling after the
+/// merge is learned as new, as after `train`: its misfiled refiles are learned on the raw
+/// variance. (Before, the merged record said none, which counts every label as fitted, and the
+/// new folder's refiles were learned on the calibrated variance, which barely moves a router of
+/// several labels.)
+#[test]
+fn a_new_folder_is_learned_as_new_in_a_merged_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let news = fixtures().join("news");
+    let mut inputs = Vec::new();
+    for seed in ["1", "2"] {
+        let model = dir.path().join(format!("news-{seed}.cwm"));
+        let out = cwtext()
+            .arg("train")
+            .arg(&news)
+            .args(["-q", "--stopwords", "english", "--seed", seed, "-o"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        inputs.push(model);
+    }
+    let merged = dir.path().join("merged.cwm");
+    let out = cwtext()
+        .arg("merge")
+        .args(&inputs)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let fit = &crate::common::inspect_json(&merged)["calibration"];
+    assert_eq!(fit["fitted_labels"], 3, "{fit}");
+    let ham = crate::common::files_in(&fixtures().join("mail/ham"));
+    let out = cwtext()
+        .args(["learn", "--label", "mail", "-m"])
+        .arg(&merged)
+        .arg(&ham[0])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(misfiled_and_raw(&stderr(&out)), (1, 1), "{}", stderr(&out));
+}
