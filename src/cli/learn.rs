@@ -191,7 +191,7 @@ pub fn run(args: LearnArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         if model.rehearsal.is_some() {
             format!("; {} score(s) of kept documents restored", report.replayed)
         } else {
-            "; no kept documents to protect (a model from before format version 3)".to_string()
+            "; no kept documents to protect (a model from before format version 3, or merged from such models)".to_string()
         },
         if report.new_labels.is_empty() {
             String::new()

@@ -310,15 +310,51 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
         .map(|v| v.as_deref())
         .collect::<Option<Vec<_>>>()
         .map(crate::text::vocabulary::Vocabulary::union);
+    let rehearsal = merged_rehearsal(models, &header.labels, &learner)?;
     let mut model = Model {
         header,
         learner,
         vocabulary: None,
         file_crc: None,
-        rehearsal: None,
+        rehearsal: rehearsal.map(crate::model::KeptDocuments::Parsed),
     };
     model.set_vocabulary(vocabulary);
     Ok(model)
+}
+
+/// The documents `learn` protects in the merged model ([`crate::learn::rehearsal`]): every
+/// input's kept documents offered again, input by input, under their merged label, to a memory
+/// of the largest input's capacity, with the merged model's scores as their references (the
+/// scores `learn` should keep are the merged model's). `None` when no input kept any (models
+/// from before format version 3). Before 2026-12-07 a merged model kept none, and `learn` could
+/// not protect its other labels from one-sided refiles.
+fn merged_rehearsal(
+    models: &[Model],
+    merged: &[String],
+    learner: &DiagonalLearner,
+) -> Result<Option<crate::learn::rehearsal::Rehearsal>> {
+    // A damaged section is refused naming its file (the model records where it was read from).
+    let mut kept = Vec::new();
+    for m in models {
+        if let Some(memory) = m.rehearsal()? {
+            kept.push((m, memory));
+        }
+    }
+    let Some(capacity) = kept.iter().map(|(_, r)| r.capacity()).max() else {
+        return Ok(None);
+    };
+    let mut memory = crate::learn::rehearsal::Rehearsal::new(capacity, merged.len());
+    for (m, r) in &kept {
+        for (label, name) in m.labels().iter().enumerate() {
+            let Some(to) = merged.iter().position(|l| l == name) else {
+                continue;
+            };
+            for d in r.documents(label) {
+                memory.offer(to, &d.x, learner);
+            }
+        }
+    }
+    Ok(Some(memory))
 }
 
 #[cfg(test)]

@@ -2622,8 +2622,9 @@ fn keep_vocabulary_names_features_in_inspect_and_explain() {
     let margin =
         report["label_score"].as_f64().unwrap() - report["runner_up_score"].as_f64().unwrap();
     assert!((explained_margin(&report) - margin).abs() < 1e-6);
-    // Merging keeps a vocabulary only when every part has one.
-    for (other, versioned) in [(&named, 2), (&plain, 1)] {
+    // Merging keeps a vocabulary only when every part has one (and, since 2026-12-07, the
+    // parts' kept documents, a section of version 3).
+    for (other, vocabulary) in [(&named, true), (&plain, false)] {
         let merged = dir.path().join("merged.cwm");
         let out = cwtext()
             .arg("merge")
@@ -2634,7 +2635,15 @@ fn keep_vocabulary_names_features_in_inspect_and_explain() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(std::fs::read(&merged).unwrap()[8], versioned);
+        assert_eq!(std::fs::read(&merged).unwrap()[8], 3);
+        let out = cwtext()
+            .args(["explain", "--format", "json", "-m"])
+            .arg(&merged)
+            .arg("mail/spam/test-spam-1-00026.txt")
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["vocabulary"], vocabulary);
     }
     // Bad values.
     let out = cwtext()
