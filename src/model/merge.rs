@@ -205,7 +205,7 @@ pub fn merge(models: &[Model], names: &[String], method: MergeMethod) -> Result<
     for (m, name) in models.iter().zip(names).skip(1) {
         if let Some(d) = difference(&first.header.pipeline, &m.header.pipeline, &names[0], name) {
             return Err(Error::InvalidSetting(format!(
-                "cannot merge models with different pipelines: {d}"
+                "cannot merge models with different pipelines: {d} (parts trained apart choose their stop words, hash bits, bigram weight, character n-grams and n-grams from their own files: train them with the same --stopwords, --hash-bits, --ngram-weight, --char-ngrams and --ngrams)"
             )));
         }
         let LearnerConfig::Cw(config) = &m.header.learner;

@@ -2128,7 +2128,9 @@ fn merge_combines_shards_and_refuses_different_pipelines() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("different pipelines: hash_bits is 17 in")
-            && stderr(&out).contains("but 16 in"),
+            && stderr(&out).contains("but 16 in")
+            // And what to do about it.
+            && stderr(&out).contains("train them with the same --stopwords, --hash-bits, --ngram-weight, --char-ngrams and --ngrams"),
         "{}",
         stderr(&out)
     );
