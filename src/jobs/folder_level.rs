@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::text::left_out::is_left_out;
+use crate::text::mailbox::Layout;
 
 /// How far below a lone label folder the label folders are looked for: a zip's folder, a
 /// dataset's `data/`, a split's `train/`.
@@ -50,9 +51,18 @@ pub fn label_folders_below(dir: &Path) -> Option<(PathBuf, Vec<String>)> {
 }
 
 /// For a corpus read as one label folder, `label` under `root`: a hint naming the folder that
-/// holds the label folders (empty when there is none).
+/// holds the label folders, or the mail store `label` is (empty when there is neither).
 pub fn one_level_too_high(root: &Path, label: &str) -> String {
-    match label_folders_below(&root.join(label)) {
+    // A mail store one level down (Google Takeout's `Takeout/Mail`, a Maildir in a folder).
+    let below = root.join(label);
+    let layout = crate::text::mailbox::detect(&below);
+    if matches!(layout, Layout::Maildir | Layout::Mbox | Layout::Mh) {
+        return format!(
+            "; {label:?} is a mail store ({layout}): train on {}",
+            below.display()
+        );
+    }
+    match label_folders_below(&below) {
         // The splits of a corpus (`aclImdb/{train,test}`): the training split is the corpus.
         Some((dir, names)) if names.iter().all(|n| is_split(n)) => {
             let train = training_split(&names);

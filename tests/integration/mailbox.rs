@@ -759,3 +759,140 @@ fn folders_that_are_periods_take_every_header_field_whole() {
         stderr(&out)
     );
 }
+
+/// Google Takeout's Gmail export as it writes it: one mbox, CRLF line ends, each message's
+/// labels in `X-Gmail-Labels` (after Gmail's thread id), body lines starting `From ` quoted.
+fn gmail_export(messages: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, (labels, mail)) in messages.iter().enumerate() {
+        out.extend_from_slice(
+            format!(
+                "From 17{i:017}@xxx Mon Jan 01 00:00:00 +0000 2024\r\nX-GM-THRID: 17{i:017}\r\nX-Gmail-Labels: {labels}\r\n"
+            )
+            .as_bytes(),
+        );
+        for line in mail.split_inclusive(|&b| b == b'\n') {
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.starts_with(b"From ") {
+                out.push(b'>');
+            }
+            out.extend_from_slice(line);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
+/// A Gmail user's export trained one label named after the file ("found 1 label(s), \"All
+/// mail Including Spam and Trash\""): it trains the user's labels, passes over Gmail's own
+/// (states, tabs, IMAP flags), says what it left out and why, and the inbox is the inbox.
+#[test]
+fn a_gmail_export_trains_the_users_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ham, spam) = (mails("ham", "train-", 14), mails("spam", "train-", 12));
+    let mut messages: Vec<(&str, &[u8])> = Vec::new();
+    for m in &ham[..12] {
+        messages.push(("Archived,Lists/Ham,Opened,IMAP_$Forwarded", m));
+    }
+    for m in &spam {
+        messages.push(("Spam,Category promotions,Unread", m));
+    }
+    for m in &ham[..3] {
+        messages.push(("Inbox,Opened,Category Updates,Important", m));
+    }
+    messages.push(("Sent", &ham[12]));
+    messages.push(("Trash,Lists/Ham", &ham[13]));
+    messages.push(("Archived,Opened", &ham[13]));
+    messages.push(("Lists/Ham,\"Clients, 2024\"", &ham[12]));
+    let export = dir
+        .path()
+        .join("Takeout/Mail/All mail Including Spam and Trash.mbox");
+    write(&export, &gmail_export(&messages));
+    // Takeout puts the account's settings beside the export, a JSON file each.
+    write(
+        &dir.path()
+            .join("Takeout/Mail/User Settings/Forwarding.json"),
+        b"{\"forwarding\": []}\n",
+    );
+    let model = dir.path().join("m.cwm");
+    let root = dir.path().join("Takeout/Mail");
+    for store in [&root, &export] {
+        let (found, err) = train(store.to_str().unwrap(), &[], &model);
+        assert_eq!(found, ["Lists/Ham", "Spam"], "{err}");
+        assert!(err.contains("24 documents"), "{err}");
+        assert!(
+            err.contains("a Gmail export (X-Gmail-Labels): 27 messages in 2 label(s) and the inbox; left out: 1 in the trash, 1 sent, drafts or chats (mail you wrote), 1 archived under no label of yours, 1 under two or more of your labels"),
+            "{err}"
+        );
+        assert!(err.contains("the inbox (3 messages) is left out"), "{err}");
+    }
+    let (found, err) = train(root.to_str().unwrap(), &["--inbox-label", "Inbox"], &model);
+    assert_eq!(found, ["Inbox", "Lists/Ham", "Spam"], "{err}");
+    assert!(!err.contains("User Settings"), "{err}");
+    // The folder the download unpacks to is one level too high, and says where to go.
+    let out = cwtext()
+        .args(["train"])
+        .arg(dir.path().join("Takeout"))
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    common::assert_refused(&out, "\"Mail\" is a mail store (mbox): train on ");
+    assert!(stderr(&out).contains("Takeout/Mail"), "{}", stderr(&out));
+}
+
+/// The labels are in each message's header, and header fields are features: learned, they
+/// decide every training message and are absent from new mail. Each of 20 mails under two
+/// labels, the copies differing in that field alone: nothing else tells them apart, so a model
+/// gets exactly one copy of each right (it got all 40 while the field was a feature).
+#[test]
+fn a_gmail_exports_labels_are_not_learned_as_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let ham = mails("ham", "train-", 20);
+    let mut messages: Vec<(&str, &[u8])> = Vec::new();
+    for m in &ham {
+        messages.push(("Archived,Alpha", m));
+        messages.push(("Archived,Beta", m));
+    }
+    let mut bytes = gmail_export(&messages);
+    // One thread id for both copies: it is no label either.
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let mut fixed = String::new();
+    for (i, part) in text.split("X-GM-THRID: ").enumerate() {
+        if i == 0 {
+            fixed.push_str(part);
+        } else {
+            let (_, rest) = part.split_once("\r\n").unwrap();
+            fixed.push_str(&format!("X-GM-THRID: {}\r\n{rest}", (i - 1) / 2));
+        }
+    }
+    bytes = fixed.into_bytes();
+    let root = dir.path().join("Mail");
+    write(&root.join("All mail Including Spam and Trash.mbox"), &bytes);
+    let model = dir.path().join("m.cwm");
+    for rule in [&[][..], &["--field-rule", "whole"][..]] {
+        let (found, err) = train(root.to_str().unwrap(), rule, &model);
+        assert_eq!(found, ["Alpha", "Beta"], "{err}");
+        let report = eval_json(&model, &root, &[]);
+        assert_eq!(report["documents"], 40);
+        assert_eq!(report["accuracy"].as_f64().unwrap(), 0.5, "{rule:?}");
+        // And a message says the same whatever labels its header names.
+        let said = |labels: &str| {
+            let mail = dir.path().join(format!("{labels}.eml"));
+            let mut bytes = format!("X-Gmail-Labels: {labels}\r\n").into_bytes();
+            bytes.extend_from_slice(&ham[0]);
+            write(&mail, &bytes);
+            let out = cwtext()
+                .args(["classify", "--format", "json", "-m"])
+                .arg(&model)
+                .arg(&mail)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", stderr(&out));
+            stdout(&out).replace(&format!("{labels}.eml"), "")
+        };
+        assert_eq!(said("Archived,Alpha"), said("Archived,Beta"), "{rule:?}");
+    }
+}

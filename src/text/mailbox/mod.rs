@@ -9,7 +9,9 @@
 //! `/` between levels whatever the store writes (`.Work.Projects`, `Work.sbd/Projects`,
 //! `Work/Projects` are all `Work/Projects`); the inbox (a Maildir++ root, or a top-level folder
 //! called `inbox` in any case) has no label of its own: the caller decides whether it is one.
+//! An mbox of Gmail's export ([`gmail`]) is read as the folders its messages' labels name.
 
+pub mod gmail;
 pub mod maildir;
 pub mod mbox;
 pub mod mh;
@@ -81,7 +83,8 @@ impl fmt::Display for Layout {
 /// * **maildir** when the root or a directory right below it has `cur/` and `new/`;
 /// * **mbox** when the root is an mbox file, or holds mbox files (first line a `From `
 ///   separator) and nothing else (no other files, no directories but Thunderbird's `*.sbd` and
-///   Apple Mail's `*.mbox`), or holds mbox files and Thunderbird's marks (a `*.msf` summary or
+///   Apple Mail's `*.mbox`, and Google Takeout's `User Settings` beside Gmail's export), or
+///   holds mbox files and Thunderbird's marks (a `*.msf` summary or
 ///   a `*.sbd` directory) beside other files. A folder-per-label corpus of mails that start
 ///   with `From ` lines has label directories, so it stays **files**, and a folder of mail
 ///   files of which some have no `From ` line stays **files** too (read as mbox, those would
@@ -121,7 +124,11 @@ pub fn detect(root: &Path) -> Layout {
             }
             mh |= mh::is_mh_folder(&path);
             thunderbird |= name.ends_with(".sbd");
-            if !left_out && !name.ends_with(".sbd") && !name.ends_with(".mbox") {
+            if !left_out
+                && !name.ends_with(".sbd")
+                && !name.ends_with(".mbox")
+                && name != gmail::SETTINGS_FOLDER
+            {
                 other_dirs += 1;
             }
         } else if !left_out && path.is_file() {
@@ -277,6 +284,28 @@ pub fn read_store(root: &Path, layout: Layout) -> Result<Store> {
                 match scan {
                     Ok(scan) => {
                         store.warnings.extend(scan.warnings);
+                        // Gmail's export: one mbox, each message under its own labels.
+                        match gmail::split(&path, &scan.spans) {
+                            Ok(Some(split)) => {
+                                store.warnings.push(split.describe(&path));
+                                folders.extend(split.folders.into_iter().map(|(label, spans)| {
+                                    Folder {
+                                        label,
+                                        path: path.clone(),
+                                        messages: spans
+                                            .into_iter()
+                                            .map(|s| Source::mbox_message(&path, s))
+                                            .collect(),
+                                    }
+                                }));
+                                continue;
+                            }
+                            Ok(None) => {}
+                            Err(e) => {
+                                store.warnings.push(format!("{e}; skipped"));
+                                continue;
+                            }
+                        }
                         // A file of one message is that file, read whole as any mail file
                         // is: its identity stays the file, as in a folder-per-label corpus.
                         let messages = if scan.spans.len() == 1 {
@@ -323,7 +352,13 @@ fn mbox_files(root: &Path, warnings: &mut Vec<String>) -> Vec<(Option<String>, P
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !crate::text::left_out::is_left_out(e.file_name()));
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(crate::text::left_out::is_left_out(e.file_name())
+                    || (e.depth() == 1
+                        && e.file_type().is_dir()
+                        && e.file_name() == gmail::SETTINGS_FOLDER))
+        });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,

@@ -80,11 +80,18 @@ const SKIPPED: &[&str] = &[
     "x-filtered-by",
     "x-pyzor",
     "x-mass-check-id",
-    // One mail program's per-message ids.
+    // One mail program's per-message ids (Gmail's export: its thread id).
+    "x-gm-thrid",
     "content-class",
     "thread-index",
     "thread-topic",
 ];
+
+/// Fields that hold the owner's filing of the message, the label itself: left out under every
+/// rule, [`FieldRule::EveryFieldWhole`] too. Gmail's export writes each message's labels into
+/// `X-Gmail-Labels` ([`crate::text::mailbox::gmail`]); learned as words, they would decide every
+/// training message and be absent from the mail the model files.
+const FILING: &[&str] = &["x-gmail-labels"];
 
 /// Prefixes of left-out field names (the same kinds as [`SKIPPED`]).
 const SKIPPED_PREFIXES: &[&str] = &[
@@ -121,6 +128,9 @@ const ID_FIELDS: &[&str] = &["message-id", "in-reply-to", "references", "return-
 /// What the field `name` (lowercased, as [`crate::text::input::EmailHeaders::fields`] holds it)
 /// with `value` gives under `rule`.
 pub fn field_use<'a>(rule: FieldRule, name: &str, value: &'a str) -> FieldUse<'a> {
+    if FILING.contains(&name) {
+        return FieldUse::Skip;
+    }
     if rule == FieldRule::EveryFieldWhole {
         return FieldUse::Words(Cow::Borrowed(value));
     }
@@ -485,6 +495,23 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn the_owners_filing_is_never_a_feature() {
+        // Gmail's export holds each message's label in its header: under every rule it is
+        // left out, or each training message would carry its answer.
+        for rule in [FieldRule::Stable, FieldRule::EveryFieldWhole] {
+            assert_eq!(
+                field_use(rule, "x-gmail-labels", "Archived,Work,Opened"),
+                FieldUse::Skip,
+                "{rule:?}"
+            );
+        }
+        assert_eq!(
+            field_use(FieldRule::Stable, "x-gm-thrid", "1234567890"),
+            FieldUse::Skip
+        );
     }
 
     #[test]
