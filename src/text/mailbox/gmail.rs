@@ -168,21 +168,36 @@ pub fn field_value(header: &[u8]) -> Option<String> {
 }
 
 /// The header of the message at `span` of `file` (up to the first blank line, at most
-/// [`HEADER_BYTES`]).
+/// [`HEADER_BYTES`]), read a few KiB at a time: a message's attachments are not read.
 fn read_header(file: &mut std::fs::File, span: &MboxSpan, path: &Path) -> Result<Vec<u8>> {
+    const CHUNK: usize = 8 * 1024;
     let io = |e| Error::io(path, e);
     file.seek(SeekFrom::Start(span.start)).map_err(io)?;
     let len = usize::try_from(span.end.saturating_sub(span.start))
         .unwrap_or(usize::MAX)
         .min(HEADER_BYTES);
-    let mut bytes = vec![0; len];
-    file.read_exact(&mut bytes).map_err(io)?;
-    let end = bytes
-        .windows(2)
-        .position(|w| w == b"\n\n")
-        .or_else(|| bytes.windows(4).position(|w| w == b"\r\n\r\n"))
-        .map_or(bytes.len(), |i| i + 2);
-    bytes.truncate(end);
+    let mut bytes = Vec::with_capacity(len.min(CHUNK));
+    while bytes.len() < len {
+        let from = bytes.len().saturating_sub(3);
+        let take = CHUNK.min(len - bytes.len());
+        let old = bytes.len();
+        bytes.resize(old + take, 0);
+        file.read_exact(&mut bytes[old..]).map_err(io)?;
+        let tail = &bytes[from..];
+        let end = tail
+            .windows(2)
+            .position(|w| w == b"\n\n")
+            .map(|i| from + i + 2)
+            .or_else(|| {
+                tail.windows(4)
+                    .position(|w| w == b"\r\n\r\n")
+                    .map(|i| from + i + 4)
+            });
+        if let Some(end) = end {
+            bytes.truncate(end);
+            break;
+        }
+    }
     Ok(bytes)
 }
 
@@ -309,5 +324,43 @@ mod tests {
             "{value:?}"
         );
         assert_eq!(field_value(b"Subject: x\n\nbody\n"), None);
+    }
+
+    #[test]
+    fn the_field_is_found_past_a_long_header_and_before_a_large_body() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("All mail.mbox");
+        let relays =
+            "Received: from relay.example.net by mx.example.org; Mon, 1 Jan 2024\r\n".repeat(300);
+        let body = "x".repeat(1 << 20);
+        let mut text = String::new();
+        for (i, labels) in ["Archived,Work", "Inbox,Opened", "Trash", "Archived,Work"]
+            .iter()
+            .enumerate()
+        {
+            text.push_str(&format!(
+                "From {i}@xxx Mon Jan 01 00:00:00 +0000 2024\r\n{relays}X-Gmail-Labels: {labels}\r\nSubject: {i}\r\n\r\n{body}\r\n\r\n"
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        let scan = super::super::mbox::scan_file(&path).unwrap();
+        assert_eq!(scan.spans.len(), 4);
+        let split = split(&path, &scan.spans).unwrap().unwrap();
+        let folders: Vec<(Option<&str>, usize)> = split
+            .folders
+            .iter()
+            .map(|(l, m)| (l.as_deref(), m.len()))
+            .collect();
+        assert_eq!(folders, [(Some("Work"), 2), (None, 1)]);
+        assert_eq!(split.left_out.get(&LeftOut::Trash), Some(&1));
+        // An mbox of any other writer is left as it is.
+        let plain = dir.path().join("Work");
+        std::fs::write(
+            &plain,
+            "From a@b Mon Jan 01 00:00:00 2024\nSubject: x\n\nx\n",
+        )
+        .unwrap();
+        let scan = super::super::mbox::scan_file(&plain).unwrap();
+        assert!(super::split(&plain, &scan.spans).unwrap().is_none());
     }
 }
