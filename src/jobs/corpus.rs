@@ -431,6 +431,25 @@ pub fn scan_corpus(
     Ok(corpus)
 }
 
+/// What a corpus read as `layout` was expected to hold, for refusals: a Gmail export's
+/// messages under labels of the user's, saying what was read ([`mailbox::gmail`]).
+fn expected(corpus: &LabelledCorpus, layout: Layout) -> String {
+    let exports: Vec<&String> = (corpus.warnings.iter())
+        .filter(|w| w.contains(mailbox::gmail::EXPORT))
+        .collect();
+    if exports.is_empty() {
+        return layout.expected().to_string();
+    }
+    format!(
+        "messages under labels of your own (Gmail's own, its states and tabs, are no labels): {}",
+        exports
+            .iter()
+            .map(|w| w.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
 /// Refuses what would train nonsense, saying what was found and what was expected.
 fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout) -> Result<()> {
     let how = match options.layout {
@@ -509,7 +528,7 @@ fn check_labels(corpus: &LabelledCorpus, options: &CorpusOptions, layout: Layout
                 found.join(", ")
             },
             options.min_labels,
-            layout.expected()
+            expected(corpus, layout)
         )));
     }
     Ok(())
@@ -611,7 +630,7 @@ fn scan_store(
             path: root.to_path_buf(),
             message: format!(
                 "no messages found reading it as {layout}: expected {} (check --include/--exclude{})",
-                layout.expected(),
+                expected(&corpus, layout),
                 if options.inbox_label.is_none() { "; the inbox is left out unless --inbox-label NAME names it" } else { "" }
             ),
         });

@@ -841,6 +841,37 @@ fn a_gmail_export_trains_the_users_labels() {
         .unwrap();
     common::assert_refused(&out, "\"Mail\" is a mail store (mbox): train on ");
     assert!(stderr(&out).contains("Takeout/Mail"), "{}", stderr(&out));
+    // A user who never made a label: spam, and the inbox in Gmail's tabs. The refusal says
+    // what was read and what was wanted, not "an mbox file per label".
+    let tabs: Vec<(&str, &[u8])> = (ham
+        .iter()
+        .take(6)
+        .map(|m| ("Inbox,Category Social,Opened", &m[..])))
+    .chain(spam.iter().take(6).map(|m| ("Spam", &m[..])))
+    .collect();
+    let export = dir
+        .path()
+        .join("tabs/All mail Including Spam and Trash.mbox");
+    write(&export, &gmail_export(&tabs));
+    let out = cwtext()
+        .args(["train"])
+        .arg(export.parent().unwrap())
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    common::assert_refused(&out, "found 1 label(s), \"Spam\" (6 documents) (read as mbox (detected)), but at least 2 are needed: expected messages under labels of your own (Gmail's own, its states and tabs, are no labels): ");
+    assert!(
+        stderr(&out).contains("a Gmail export (X-Gmail-Labels): 12 messages in 1 label(s) and the inbox; the inbox is left out unless --inbox-label NAME names it"),
+        "{}",
+        stderr(&out)
+    );
+    let (found, _) = train(
+        export.parent().unwrap().to_str().unwrap(),
+        &["--inbox-label", "Inbox"],
+        &model,
+    );
+    assert_eq!(found, ["Inbox", "Spam"]);
 }
 
 /// The labels are in each message's header, and header fields are features: learned, they

@@ -22,6 +22,9 @@ use std::path::Path;
 use super::mbox::MboxSpan;
 use crate::error::{Error, Result};
 
+/// How [`Split::describe`] names what it read, for messages that explain what was found.
+pub const EXPORT: &str = "a Gmail export (X-Gmail-Labels)";
+
 /// The folder of JSON files Google Takeout puts beside the export (`Takeout/Mail/User
 /// Settings/`): no mail, passed over when the export's folder is read as mbox files.
 pub const SETTINGS_FOLDER: &str = "User Settings";
@@ -216,7 +219,7 @@ impl Split {
         let labelled: usize = self.folders.iter().map(|(_, m)| m.len()).sum();
         let labels = self.folders.iter().filter(|(l, _)| l.is_some()).count();
         let mut text = format!(
-            "{}: a Gmail export ({LABELS_FIELD}): {labelled} messages in {labels} label(s){}",
+            "{}: {EXPORT}: {labelled} messages in {labels} label(s){}",
             path.display(),
             if self.folders.iter().any(|(l, _)| l.is_none()) {
                 " and the inbox"
