@@ -902,28 +902,65 @@ fn a_gmail_exports_labels_are_not_learned_as_words() {
     bytes = fixed.into_bytes();
     let root = dir.path().join("Mail");
     write(&root.join("All mail Including Spam and Trash.mbox"), &bytes);
+    let fields = [
+        "X-Gmail-Labels: Archived,Alpha\r\n",
+        "X-Gmail-Labels: Archived,Beta\r\n",
+    ];
+    assert_fields_are_not_learned(&root, ["Alpha", "Beta"], &ham[0], fields);
+}
+
+/// Trains on `root` (each message in both labels, the copies told apart by their mail store's
+/// fields alone), by both field rules: half the copies are right, and `mail` with either of
+/// `fields` put first is classified the same.
+fn assert_fields_are_not_learned(root: &Path, labels: [&str; 2], mail: &[u8], fields: [&str; 2]) {
+    let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.cwm");
     for rule in [&[][..], &["--field-rule", "whole"][..]] {
         let (found, err) = train(root.to_str().unwrap(), rule, &model);
-        assert_eq!(found, ["Alpha", "Beta"], "{err}");
-        let report = eval_json(&model, &root, &[]);
-        assert_eq!(report["documents"], 40);
+        assert_eq!(found, labels, "{err}");
+        let report = eval_json(&model, root, &[]);
         assert_eq!(report["accuracy"].as_f64().unwrap(), 0.5, "{rule:?}");
-        // And a message says the same whatever labels its header names.
-        let said = |labels: &str| {
-            let mail = dir.path().join(format!("{labels}.eml"));
-            let mut bytes = format!("X-Gmail-Labels: {labels}\r\n").into_bytes();
-            bytes.extend_from_slice(&ham[0]);
-            write(&mail, &bytes);
+        let said = |i: usize| {
+            let path = dir.path().join(format!("{i}.eml"));
+            let mut bytes = fields[i].as_bytes().to_vec();
+            bytes.extend_from_slice(mail);
+            write(&path, &bytes);
             let out = cwtext()
                 .args(["classify", "--format", "json", "-m"])
                 .arg(&model)
-                .arg(&mail)
+                .arg(&path)
                 .output()
                 .unwrap();
             assert!(out.status.success(), "{}", stderr(&out));
-            stdout(&out).replace(&format!("{labels}.eml"), "")
+            stdout(&out).replace(&format!("{i}.eml"), "")
         };
-        assert_eq!(said("Archived,Alpha"), said("Archived,Beta"), "{rule:?}");
+        assert_eq!(said(0), said(1), "{rule:?}");
     }
+}
+
+/// Thunderbird writes its flags and keywords into each message of its mbox files: the junk
+/// marks (`X-Mozilla-Keys: junk`) are the user's filing, the read flags
+/// (`X-Mozilla-Status`) the user's reading, and neither is in new mail.
+#[test]
+fn thunderbirds_flags_and_junk_marks_are_not_learned_as_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let ham = mails("ham", "train-", 20);
+    let root = dir.path().join("Local Folders");
+    for (folder, status, keys) in [("Archives", "0001", "nonjunk"), ("Junk", "0000", "junk")] {
+        let mut mbox = Vec::new();
+        for m in &ham {
+            mbox.extend_from_slice(
+                format!("From - Mon Jan  1 00:00:00 2024\nX-Mozilla-Status: {status}\nX-Mozilla-Status2: 00000000\nX-Mozilla-Keys: {keys:<20}\n").as_bytes(),
+            );
+            mbox.extend_from_slice(m);
+            mbox.extend_from_slice(b"\n");
+        }
+        write(&root.join(folder), &mbox);
+        write(&root.join(format!("{folder}.msf")), b"// summary");
+    }
+    let fields = [
+        "X-Mozilla-Status: 0001\nX-Mozilla-Keys: nonjunk\n",
+        "X-Mozilla-Status: 0000\nX-Mozilla-Keys: junk\n",
+    ];
+    assert_fields_are_not_learned(&root, ["Archives", "Junk"], &ham[0], fields);
 }
