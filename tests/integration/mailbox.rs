@@ -964,3 +964,27 @@ fn thunderbirds_flags_and_junk_marks_are_not_learned_as_words() {
     ];
     assert_fields_are_not_learned(&root, ["Archives", "Junk"], &ham[0], fields);
 }
+
+/// mutt and Dovecot keep the same flags in mbox files: `Status: RO` once read, `X-Keywords`
+/// with the junk marks IMAP clients set.
+#[test]
+fn mbox_stores_flags_and_keywords_are_not_learned_as_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let ham = mails("ham", "train-", 20);
+    let root = dir.path().join("Mail");
+    let fields = [
+        "Status: RO\nX-Status: A\nX-Keywords: NonJunk\n",
+        "Status: O\nX-Keywords: $Junk\n",
+    ];
+    for (folder, field) in ["Archive", "Junk"].iter().zip(fields) {
+        let mut mbox = Vec::new();
+        for m in &ham {
+            mbox.extend_from_slice(b"From a@b.example Mon Jan  1 00:00:00 2024\n");
+            mbox.extend_from_slice(field.as_bytes());
+            mbox.extend_from_slice(m);
+            mbox.extend_from_slice(b"\n");
+        }
+        write(&root.join(folder), &mbox);
+    }
+    assert_fields_are_not_learned(&root, ["Archive", "Junk"], &ham[0], fields);
+}
