@@ -299,6 +299,28 @@ pub enum LayoutArg {
 }
 
 impl FilterArgs {
+    /// These options as typed, to give another command the same corpus.
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        let mut each = |name: &str, values: &[String]| {
+            for v in values {
+                flags.extend([name.to_string(), v.clone()]);
+            }
+        };
+        each("--include", &self.include);
+        each("--exclude", &self.exclude);
+        each("--skip-folder", &self.skip_folder);
+        if let Some(name) = &self.inbox_label {
+            flags.extend(["--inbox-label".to_string(), name.clone()]);
+        }
+        if self.layout != LayoutArg::Auto {
+            if let Some(v) = clap::ValueEnum::to_possible_value(&self.layout) {
+                flags.extend(["--layout".to_string(), v.get_name().to_string()]);
+            }
+        }
+        flags
+    }
+
     pub fn build(&self) -> anyhow::Result<FileFilter> {
         Ok(FileFilter::new(&self.include, &self.exclude)?.skipping_folders(&self.skip_folder)?)
     }

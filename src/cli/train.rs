@@ -164,9 +164,9 @@ pub struct TrainArgs {
     /// none with subword pieces].
     #[arg(long, value_name = "LIST|FILE|none")]
     pub stopwords: Option<String>,
-    /// Snowball stemming language.
-    #[arg(long, value_enum, value_name = "LANGUAGE")]
-    pub stem: Option<StemLanguage>,
+    /// Snowball stemming language, or none [default: none].
+    #[arg(long, value_name = "LANGUAGE|none", value_parser = stem_parser())]
+    pub stem: Option<StemArg>,
     /// No bias feature (per-label prior).
     #[arg(long)]
     pub no_bias: bool,
@@ -388,6 +388,23 @@ fn parse_ngram_weight(s: &str) -> Result<u16, String> {
     }
 }
 
+/// `--stem`: a Snowball language, or none (no stemming, as without the flag; `tune` prints
+/// `stem=none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StemArg(pub Option<StemLanguage>);
+
+/// `--stem`'s values: none, then the languages, listed in `--help` and in the error for
+/// another value.
+fn stem_parser() -> impl clap::builder::TypedValueParser<Value = StemArg> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    use clap::ValueEnum;
+    let languages = StemLanguage::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value);
+    PossibleValuesParser::new(std::iter::once(PossibleValue::new("none")).chain(languages))
+        .map(|name| StemArg(StemLanguage::from_str(&name, false).ok()))
+}
+
 fn parse_char_ngrams(s: &str) -> Result<CharNgramsArg, String> {
     if s == "none" {
         return Ok(CharNgramsArg::None);
@@ -440,7 +457,7 @@ impl TrainArgs {
             subword: self.tokenizer.subword(),
             vocab_size: self.vocab_size,
             stopwords: self.stopwords.clone(),
-            stem: self.stem,
+            stem: self.stem.and_then(|s| s.0),
             bias: !self.no_bias,
             email_headers: !self.no_email_headers,
             header_fields: !self.no_header_fields,

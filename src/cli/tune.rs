@@ -11,7 +11,8 @@ use clap::Args;
 use super::common::{FilterArgs, Ui};
 use super::Outcome;
 use cwtext::jobs::feature_cache::{CacheSettings, DEFAULT_MEMORY_BUDGET};
-use cwtext::jobs::tune::{TuneRequest, FOLDS, PATIENCE};
+use cwtext::jobs::tune::{Search, TuneRequest, FOLDS, PATIENCE};
+use cwtext::learn::learner::{ConstraintKind, RuleKind};
 use cwtext::model::WeightEncoding;
 
 const EXAMPLES: &str = "\
@@ -30,7 +31,9 @@ the training files are read: a fixed fifth of them (by a hash of the path) valid
 trials beat train's pick on that fifth, the two most accurate and the pick are compared on 5
 folds (every training file validated once), and a challenger wins only if it is better there
 by more than a standard error. The settings of every trial go to MODEL.tune.json; the model
-itself holds the winner's.";
+itself holds the winner's. The last line is the `cwtext train` command that writes the same
+model (every searched setting as a flag when a challenger won): give it another corpus to
+train the tuned settings without a search.";
 
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
@@ -52,7 +55,7 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 10)]
     pub max_epochs: usize,
     /// Seed of the search and of the per-epoch shuffle.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = TuneArgs::DEFAULT_SEED)]
     pub seed: u64,
     /// Hash features into 2^B buckets (16..=26). Default: chosen as `train` chooses them, 18,
     /// or up to 21 for a corpus of many words and few labels (not for mail).
@@ -71,6 +74,11 @@ pub struct TuneArgs {
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_BUDGET >> 20,
           help_heading = "Memory")]
     pub memory_budget: u64,
+}
+
+impl TuneArgs {
+    /// `--seed`'s default, `train`'s too.
+    const DEFAULT_SEED: u64 = 1;
 }
 
 /// Flags → plan → search → the winner trained → summary.
@@ -219,8 +227,11 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     let outcome = super::common::report_skipped(ui, &skipped);
     warnings.iter().for_each(|w| ui.warn(w));
     model.save(&args.output)?;
+    let settings = winners_train_flags(&result);
     let report_path = PathBuf::from(format!("{}.tune.json", args.output.display()));
-    std::fs::write(&report_path, serde_json::to_string_pretty(&result)?)
+    let mut report = serde_json::to_value(&result)?;
+    report["train_flags"] = serde_json::json!(settings);
+    std::fs::write(&report_path, serde_json::to_string_pretty(&report)?)
         .with_context(|| format!("{}: cannot write", report_path.display()))?;
     writeln!(
         out,
@@ -247,6 +258,114 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     if let Some(tried) = &model.header.soft_rule {
         writeln!(out, "then, as train does, {}", tried.describe())?;
     }
+    let command = train_command(&args, &settings);
+    if result.kept_trains_pick() {
+        writeln!(
+            out,
+            "kept train's pick, so plain train writes these weights: {command}"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "the same model from train: {command} (on another corpus, these settings without a search)"
+        )?;
+    }
     ui.info(format!("tuned in {:.1}s", start.elapsed().as_secs_f64()));
     Ok(outcome)
+}
+
+/// The `cwtext train` flags of the winner's settings, empty when it is train's pick (plain
+/// `train` chooses it). With the corpus options `tune` was given they train the model `tune`
+/// wrote, byte for byte: the searched settings are written out whole (the learner, the
+/// features, the epochs), so `train` chooses none of them, and chooses as `tune`'s retrain
+/// does what `tune` leaves to it (the hash bits, the label shift).
+fn winners_train_flags(result: &Search) -> Vec<String> {
+    if result.kept_trains_pick() {
+        return Vec::new();
+    }
+    let Some(trial) = result.trials.get(result.best) else {
+        return Vec::new();
+    };
+    let (learner, features) = (&trial.candidate.learner, &trial.candidate.features);
+    let mut flags: Vec<String> = Vec::new();
+    let mut flag = |name: &str, value: String| flags.extend([name.to_string(), value]);
+    match learner.rule {
+        RuleKind::Arow => {
+            flag("--algo", "arow".into());
+            flag("--arow-r", learner.r.to_string());
+        }
+        RuleKind::Scw1 => {
+            flag("--algo", "scw1".into());
+            flag("--eta", learner.eta.to_string());
+            flag("-C", learner.c.to_string());
+        }
+        rule => {
+            flag("--algo", "cw".into());
+            flag("--update", format!("{rule:?}").to_lowercase());
+            flag("--eta", learner.eta.to_string());
+        }
+    }
+    flag("--prior", learner.prior.name().into());
+    flag("--constraints", value_name(&learner.constraints));
+    if learner.constraints != ConstraintKind::Single {
+        flag("-k", learner.k.to_string());
+    }
+    flag(
+        "--stopwords",
+        if features.stopwords {
+            "english"
+        } else {
+            "none"
+        }
+        .into(),
+    );
+    if features.stem {
+        flag("--stem", "english".into());
+    }
+    flag("--ngrams", features.ngrams.to_string());
+    flag("--values", features.values.name().into());
+    match features.chars {
+        Some(c) => {
+            flag("--char-ngrams", format!("{}-{}", c.min, c.max));
+            flag("--char-weight", c.weight().to_string());
+        }
+        None => flag("--char-ngrams", "none".into()),
+    }
+    if result.text_length.is_some_and(|t| t.is_mail()) {
+        flag("--field-rule", value_name(&features.fields));
+    }
+    flag("--epochs", result.epochs.to_string());
+    if !features.symbols {
+        flags.push("--no-symbols".into());
+    }
+    flags
+}
+
+/// A value as its flag takes it.
+fn value_name(value: &impl clap::ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
+}
+
+/// `cwtext train` on the same corpus, to the same model file, with the options given to
+/// `tune` that decide the model (the corpus filter, the seed, the hash bits, the encoding) and
+/// the winner's `settings`, quoted for a POSIX shell.
+fn train_command(args: &TuneArgs, settings: &[String]) -> String {
+    let mut words: Vec<String> = ["cwtext", "train"].map(String::from).into();
+    words.push(args.dir.display().to_string());
+    words.push("-o".into());
+    words.push(args.output.display().to_string());
+    words.extend(args.filter.flags());
+    if args.seed != TuneArgs::DEFAULT_SEED {
+        words.extend(["--seed".into(), args.seed.to_string()]);
+    }
+    if let Some(bits) = args.hash_bits {
+        words.extend(["--hash-bits".into(), bits.to_string()]);
+    }
+    if args.encoding != WeightEncoding::F32 {
+        words.extend(["--encoding".into(), value_name(&args.encoding)]);
+    }
+    words.extend(settings.iter().cloned());
+    shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
 }

@@ -37,6 +37,14 @@ pub const MAX_SHARDS: usize = 1024;
 /// bigrams.
 pub const DEFAULT_NGRAMS: usize = 2;
 
+/// The η an algorithm gets when `--eta` is not given: [`TRAIN_ETA`] for CW, 0.99 otherwise.
+pub fn default_eta(algorithm: Algorithm) -> f64 {
+    match algorithm {
+        Algorithm::Cw => TRAIN_ETA,
+        _ => CwConfig::default().eta,
+    }
+}
+
 /// A training run as a user asks for it. [`Default`] gives `cwtext train`'s defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainRequest {
@@ -384,10 +392,7 @@ impl TrainRequest {
             projection: self.projection.unwrap_or(ProjectionKind::Kl),
             constraints: self.constraints,
             k: self.k.unwrap_or_default(),
-            eta: self.eta.unwrap_or(match self.algorithm {
-                Algorithm::Cw => TRAIN_ETA,
-                _ => CwConfig::default().eta,
-            }),
+            eta: self.eta.unwrap_or(default_eta(self.algorithm)),
             initial_variance: self.initial_variance,
             r: self.arow_r,
             c: self.c,

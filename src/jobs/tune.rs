@@ -340,7 +340,7 @@ impl Candidate {
             1 => (ConstraintKind::Sequential, KBest::N(3)),
             _ => (ConstraintKind::Sequential, KBest::N(5)),
         };
-        Candidate {
+        let candidate = Candidate {
             features: FeatureChoice {
                 stopwords: rng.gen_bool(0.5),
                 // Only where train gives them (short texts, small corpora): elsewhere they would
@@ -394,7 +394,28 @@ impl Candidate {
                 },
                 ..base.learner.clone()
             },
+        };
+        candidate.without_unused(base)
+    }
+
+    /// The candidate with the parameters its rule does not read (η for AROW, r but for AROW,
+    /// C but for SCW-I) set as `cwtext train --algo …` sets them when not given, so that
+    /// `train` with the flags of its settings (those [`describe`](Self::describe) names)
+    /// writes its model byte for byte. They are still drawn, so a seed's search tries what it
+    /// tried before.
+    fn without_unused(mut self, base: &TrainSettings) -> Self {
+        use crate::learn::learner::Algorithm;
+        let l = &mut self.learner;
+        if !l.rule.uses_eta() {
+            l.eta = crate::jobs::plan::default_eta(Algorithm::Arow);
         }
+        if l.rule != RuleKind::Arow {
+            l.r = base.learner.r;
+        }
+        if !l.rule.uses_c() {
+            l.c = base.learner.c;
+        }
+        self
     }
 
     /// The pipeline of this candidate, from the base pipeline.
@@ -550,6 +571,17 @@ pub struct Search {
     /// Why, when they were chosen ([`crate::jobs::buckets::chosen_hash_bits`]); `None` when
     /// asked for.
     pub hash_bits_reason: Option<String>,
+}
+
+impl Search {
+    /// Whether the winner is train's pick: nothing was cross-validated against it, or it won
+    /// the cross-validation (train's pick is cross-validated first). `tune` trains it as plain
+    /// `train` trains it.
+    pub fn kept_trains_pick(&self) -> bool {
+        self.cross_validated
+            .first()
+            .is_none_or(|pick| pick.trial == self.best)
+    }
 }
 
 /// A trial's settings validated on every fold.
@@ -962,15 +994,6 @@ fn choose_cross_validated(cross_validated: &[CrossValidated]) -> Option<&CrossVa
     Some(&cross_validated[chosen])
 }
 
-/// Whether the search's winner is train's pick: nothing was cross-validated against it, or it
-/// won the cross-validation (train's pick is cross-validated first).
-fn kept_trains_pick(search: &Search) -> bool {
-    search
-        .cross_validated
-        .first()
-        .is_none_or(|pick| pick.trial == search.best)
-}
-
 /// The settings to retrain the winner with: its features and learner, its best epoch count.
 fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettings> {
     let trial = search.trials.get(search.best).ok_or_else(|| {
@@ -993,11 +1016,11 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
         // So are the lighter n-grams, when train's pick is kept and train would try them.
         choose: crate::jobs::train::Choose {
             label_shift: true,
-            ngram_weight: kept_trains_pick(search)
+            ngram_weight: search.kept_trains_pick()
                 && search.text_length.is_some_and(|t| t.tries_lighter_ngrams()),
             // And the soft rule after the run's epochs, which train tries beside its default
             // learner, tune's base.
-            soft_rule: kept_trains_pick(search),
+            soft_rule: search.kept_trains_pick(),
             ..Default::default()
         },
         text_length: search.text_length,

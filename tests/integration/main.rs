@@ -55,4 +55,6 @@ mod splits;
 #[cfg(feature = "cli")]
 mod store;
 #[cfg(feature = "cli")]
+mod tune;
+#[cfg(feature = "cli")]
 mod unspaced;
