@@ -20,7 +20,7 @@ Examples:
   cwtext tune corpus/ -o tuned.cwm
   cwtext tune 20ng/ --include 'train-*' -o 20ng.cwm --budget 40 --seed 3
 
-Searched: feature options (stop words, symbols, stemming, bigrams (trigrams for text written
+Searched: feature options (stop words, symbols, stemming in the corpus's language, bigrams (trigrams for text written
 without spaces, as train takes them), value type; character n-grams
 where train gives them: none, 3-5 or 2-5 at weight 0.5, 3-5 at 1), the update rule
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
@@ -167,6 +167,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             );
         }
     }
+    ui.info(result.stem.describe());
     if let Some(why) = &result.hash_bits_reason {
         ui.info(format!("every trial: {why}"));
     }
@@ -319,8 +320,8 @@ fn winners_train_flags(result: &Search) -> Vec<String> {
         }
         .into(),
     );
-    if features.stem {
-        flag("--stem", "english".into());
+    if let Some(language) = features.stem {
+        flag("--stem", value_name(&language));
     }
     flag("--ngrams", features.ngrams.to_string());
     flag("--values", features.values.name().into());

@@ -157,12 +157,22 @@ fn list_name(pipeline: &PipelineConfig) -> &'static str {
 /// file list (the same documents every run). Files that cannot be read are passed over (they are
 /// reported when featurising); `None` when none can be.
 pub fn sample_text_length(corpus: &LabelledCorpus, limits: InputLimits) -> Option<TextLength> {
+    TextLength::of(&sample_documents(corpus, limits), corpus.files.len())
+}
+
+/// The documents [`sample_text_length`] measures: [`SAMPLE_DOCUMENTS`] spread evenly over the
+/// corpus, those that can be read.
+///
+/// [`SAMPLE_DOCUMENTS`]: crate::text::length::SAMPLE_DOCUMENTS
+pub fn sample_documents(
+    corpus: &LabelledCorpus,
+    limits: InputLimits,
+) -> Vec<crate::text::input::Document> {
     use crate::text::length::{spread, SAMPLE_DOCUMENTS};
-    let documents: Vec<_> = spread(corpus.files.len(), SAMPLE_DOCUMENTS)
+    spread(corpus.files.len(), SAMPLE_DOCUMENTS)
         .filter_map(|i| corpus.files.get(i).ok())
         .filter_map(|(source, _)| source.read(limits).ok())
-        .collect();
-    TextLength::of(&documents, corpus.files.len())
+        .collect()
 }
 
 /// Featurises a labelled corpus; per-file problems are returned as skipped errors

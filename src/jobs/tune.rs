@@ -36,7 +36,7 @@ use crate::jobs::feature_cache::{CacheSettings, Featurised};
 use crate::jobs::plan::TrainPlan;
 use crate::jobs::train::{
     base_unless_clearly_better, check_epochs, chooses_by_folds, cross_validates_field_rules,
-    featurize_cached, sample_text_length, small_corpus_candidates, small_corpus_pick,
+    featurize_cached, sample_documents, small_corpus_candidates, small_corpus_pick,
     with_trains_departures, TrainSettings, Trained, Trainer, MIN_SELECTION_DOCUMENTS,
     SELECTION_EPOCHS,
 };
@@ -201,7 +201,8 @@ pub struct FeatureChoice {
     pub chars: Option<CharNgrams>,
     /// Punctuation and symbols as tokens beside the words (`train`'s default).
     pub symbols: bool,
-    pub stem: bool,
+    /// A Snowball stemmer, in the sampled documents' language ([`StemTrials`]).
+    pub stem: Option<StemLanguage>,
     pub ngrams: usize,
     pub values: ValueKind,
     /// Which header fields of mail give features ([`FieldRule`]): the stable rule, or every
@@ -294,7 +295,7 @@ impl Candidate {
             stopwords,
             chars: base.pipeline.char_ngrams,
             symbols: true,
-            stem: false,
+            stem: None,
             ngrams: base.pipeline.max_ngram.max(2),
             values: ValueKind::LogTf,
             fields,
@@ -324,8 +325,8 @@ impl Candidate {
             .collect()
     }
 
-    /// A random point of the search space.
-    pub fn random(rng: &mut ChaCha8Rng, base: &TrainSettings) -> Self {
+    /// A random point of the search space; its stemming, when drawn, by `stem`'s stemmer.
+    pub fn random(rng: &mut ChaCha8Rng, base: &TrainSettings, stem: StemTrials) -> Self {
         let pick = |rng: &mut ChaCha8Rng, xs: &[f64]| *xs.choose(rng).expect("non-empty");
         let rule = *[
             RuleKind::Stdev,
@@ -364,7 +365,8 @@ impl Candidate {
                     .expect("non-empty")
                 }),
                 symbols: rng.gen_bool(0.7),
-                stem: rng.gen_bool(0.3),
+                // Drawn for every language, so that a seed's search draws alike.
+                stem: rng.gen_bool(0.3).then_some(stem.language()).flatten(),
                 ngrams: if rng.gen_bool(0.75) {
                     base.pipeline.max_ngram.max(2)
                 } else {
@@ -437,10 +439,8 @@ impl Candidate {
                 words: stopwords::load("english")?,
             });
         }
-        if self.features.stem {
-            filters.push(FilterConfig::Stem {
-                language: StemLanguage::English,
-            });
+        if let Some(language) = self.features.stem {
+            filters.push(FilterConfig::Stem { language });
         }
         let mut pipeline = base.clone();
         pipeline.filters = filters;
@@ -472,7 +472,8 @@ impl Candidate {
             },
             if f.stopwords { "english" } else { "none" },
             if f.symbols { "yes" } else { "no" },
-            if f.stem { "english" } else { "none" },
+            f.stem
+                .map_or("none".to_string(), |l| format!("{l:?}").to_lowercase()),
             f.ngrams,
             f.values.name(),
             f.chars.map_or("none".to_string(), |c| format!(
@@ -566,11 +567,64 @@ pub struct Search {
     /// How long the documents are, which decided whether the trials have character n-grams
     /// (as `train` decides; `None` when no document could be read for the sample).
     pub text_length: Option<TextLength>,
+    /// The stemmer of the trials that stem, from the sampled documents' language.
+    pub stem: StemTrials,
     /// The hash bits every trial used, and the winner is trained with.
     pub hash_bits: u8,
     /// Why, when they were chosen ([`crate::jobs::buckets::chosen_hash_bits`]); `None` when
     /// asked for.
     pub hash_bits_reason: Option<String>,
+}
+
+/// Which stemmer a search's stemming trials use: the Snowball stemmer of the sampled
+/// documents' language ([`crate::text::language`]); none where that language has none (their
+/// trials would be their unstemmed twins); English where no language was detected with
+/// confidence, as every search stemmed before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StemTrials {
+    /// The language detected, and its stemmer.
+    Detected(StemLanguage),
+    /// A language was detected, without a stemmer: no trial stems.
+    NoStemmer,
+    /// No language detected: English.
+    Undetected,
+}
+
+impl StemTrials {
+    fn of(stemming: crate::text::language::Stemming) -> Self {
+        use crate::text::language::Stemming;
+        match stemming {
+            Stemming::In(language) => StemTrials::Detected(language),
+            Stemming::NoStemmer => StemTrials::NoStemmer,
+            Stemming::Unknown => StemTrials::Undetected,
+        }
+    }
+
+    /// The stemmer of the trials that stem, if any stem.
+    pub fn language(self) -> Option<StemLanguage> {
+        match self {
+            StemTrials::Detected(language) => Some(language),
+            StemTrials::NoStemmer => None,
+            StemTrials::Undetected => Some(StemLanguage::English),
+        }
+    }
+
+    /// One line for people.
+    pub fn describe(self) -> String {
+        match self {
+            StemTrials::Detected(l) => format!(
+                "trials that stem use the {} stemmer: the sampled documents' language",
+                format!("{l:?}").to_lowercase()
+            ),
+            StemTrials::NoStemmer => {
+                "no trial stems: the sampled documents' language has no Snowball stemmer".into()
+            }
+            StemTrials::Undetected => {
+                "trials that stem use the english stemmer: no language was detected in the sampled documents with confidence".into()
+            }
+        }
+    }
 }
 
 impl Search {
@@ -668,7 +722,10 @@ fn search(
         ));
     }
     // Character n-grams as plain `train` gives them: train's choices have them where it would.
-    let text_length = sample_text_length(corpus, base.pipeline.input_limits());
+    let sample = sample_documents(corpus, base.pipeline.input_limits());
+    let text_length = TextLength::of(&sample, corpus.files.len());
+    let stem = StemTrials::of(crate::text::language::stemming(&sample));
+    drop(sample);
     let mut base = base.clone();
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
@@ -692,7 +749,7 @@ fn search(
     let candidates: Vec<Candidate> = first
         .into_iter()
         .take(budget)
-        .chain((0..random).map(|_| Candidate::random(&mut rng, base)))
+        .chain((0..random).map(|_| Candidate::random(&mut rng, base, stem)))
         .collect();
     // Featurise once per distinct feature choice (each in memory up to the budget, then in a
     // cache file); each trial splits it by the examples' held-out bit.
@@ -795,6 +852,7 @@ fn search(
         training_documents: sizes.0,
         validation_documents: sizes.1,
         text_length,
+        stem,
         hash_bits: base.pipeline.hash_bits,
         hash_bits_reason,
     })
@@ -1087,6 +1145,7 @@ mod tests {
             training_documents: 0,
             validation_documents: 0,
             text_length: None,
+            stem: StemTrials::Undetected,
             hash_bits: 18,
             hash_bits_reason: None,
         };
@@ -1105,7 +1164,11 @@ mod tests {
         let right: Vec<bool> = (0..100).map(|i| !wrong.contains(&i)).collect();
         Trial {
             index,
-            candidate: Candidate::random(&mut ChaCha8Rng::seed_from_u64(1), &base()),
+            candidate: Candidate::random(
+                &mut ChaCha8Rng::seed_from_u64(1),
+                &base(),
+                StemTrials::Undetected,
+            ),
             validation_accuracy: right.iter().filter(|&&r| r).count() as f64 / 100.0,
             selection_accuracy: right.iter().filter(|&&r| r).count() as f64 / 100.0,
             best_epoch: 1 + index % 4,
@@ -1384,7 +1447,7 @@ mod tests {
         let whole = |b: &TrainSettings, seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             (0..200)
-                .map(|_| Candidate::random(&mut rng, b))
+                .map(|_| Candidate::random(&mut rng, b, StemTrials::Undetected))
                 .filter(|c| c.features.fields == FieldRule::EveryFieldWhole)
                 .count()
         };
@@ -1392,7 +1455,7 @@ mod tests {
         assert_eq!(whole(&base, 3), 0);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
-            let c = Candidate::random(&mut rng, &base);
+            let c = Candidate::random(&mut rng, &base, StemTrials::Undetected);
             c.learner.clone().validate().unwrap();
             c.pipeline(&base.pipeline).unwrap().validate().unwrap();
             assert!(!c.describe().is_empty());

@@ -4,7 +4,7 @@
 //! the configured chain of stages (tokenise, filter, n-grams, hash, weight) stored in every
 //! model; [`subword_trainer`] trains the BPE or WordPiece vocabulary a subword pipeline stores;
 //! [`vocabulary`] keeps the words behind each bucket for `explain` and `inspect`;
-//! [`length`] measures how long a corpus's texts are; [`featurize`] runs a pipeline on a file or document, the step training and inference share;
+//! [`length`] measures how long a corpus's texts are, [`language`] which stemmer their language has; [`featurize`] runs a pipeline on a file or document, the step training and inference share;
 //! [`left_out`] names what no walk reads (hidden files, what systems leave in folders);
 //! [`source`] says where a document's bytes are (a file, or one message of an mbox), and
 //! [`mailbox`] reads mail stores (Maildir, mbox, MH) as folders of such documents; [`rows`]
@@ -16,6 +16,7 @@
 
 pub mod featurize;
 pub mod input;
+pub mod language;
 pub mod left_out;
 pub mod length;
 pub mod line_files;

@@ -158,3 +158,101 @@ fn stem_none_is_no_stemming() {
     );
     assert!(!dir.path().join("k.cwm").exists());
 }
+
+/// `tune`'s stemming trials stem in the corpus's language: on Russian text an English
+/// stemmer changes no word, so before every trial that "stemmed" (`stem=english`) was its
+/// unstemmed twin. The trials now say `stem=russian`, and the winner's `train` command gives
+/// `--stem russian` when it stems.
+#[test]
+fn stemming_trials_stem_in_the_corpus_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let topics: [(&str, &[&str]); 2] = [
+        (
+            "sport",
+            &[
+                "команда",
+                "команды",
+                "командой",
+                "матч",
+                "матча",
+                "матчей",
+                "футбол",
+                "футбола",
+                "игрок",
+                "игроки",
+                "игроков",
+                "забил",
+                "забила",
+                "гол",
+                "голы",
+            ],
+        ),
+        (
+            "weather",
+            &[
+                "дождь",
+                "дождя",
+                "дожди",
+                "погода",
+                "погоды",
+                "погодой",
+                "ветер",
+                "ветра",
+                "ветром",
+                "снег",
+                "снега",
+                "холодно",
+                "тепло",
+                "облака",
+                "облаков",
+            ],
+        ),
+    ];
+    let common = [
+        "сегодня",
+        "вчера",
+        "в",
+        "городе",
+        "был",
+        "была",
+        "очень",
+        "и",
+        "снова",
+    ];
+    for (t, (label, words)) in topics.iter().enumerate() {
+        let folder = corpus.join(label);
+        std::fs::create_dir_all(&folder).unwrap();
+        for d in 0..40 {
+            let text: Vec<&str> = (0..12)
+                .map(|w| {
+                    if w % 3 == 0 {
+                        common[(d + w + t) % common.len()]
+                    } else {
+                        words[(d * 7 + w * 5) % words.len()]
+                    }
+                })
+                .collect();
+            std::fs::write(folder.join(format!("{d:02}.txt")), text.join(" ") + ".").unwrap();
+        }
+    }
+    let out = cwtext()
+        .arg("tune")
+        .arg(&corpus)
+        .args(["--budget", "16", "--max-epochs", "3", "-o"])
+        .arg(dir.path().join("m.cwm"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("trials that stem use the russian stemmer: the sampled documents' language"),
+        "{}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    let trials: Vec<&str> = text.lines().filter(|l| l.starts_with("trial")).collect();
+    assert_eq!(trials.len(), 16, "{text}");
+    assert!(trials.iter().any(|t| t.contains("stem=russian")), "{text}");
+    assert!(!text.contains("stem=english"), "{text}");
+}

@@ -13,7 +13,7 @@ use super::filter::TokenFilter;
 const CACHE_LIMIT: usize = 200_000;
 
 /// Languages with a Snowball stemmer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum StemLanguage {

@@ -1,0 +1,149 @@
+//! The language of a corpus, for the one setting that depends on it: which Snowball stemmer
+//! `tune`'s stemming trials use. An English stemmer leaves Cyrillic words as they are and
+//! cuts German and Spanish ones by English rules, so before this a Russian corpus's stemming
+//! trials were its unstemmed trials again; stemmed in its own language, Russian fortune
+//! cookies gained 1.1 and 1.6 points with plain `train` (`benches/results/`
+//! `stemming-languages-2026-12-07.md`).
+//!
+//! The language is detected by [`whatlang`] (trigram profiles of 69 languages, MIT) on the
+//! text of the sampled documents together, so that short texts count as much as their words.
+
+use whatlang::Lang;
+
+use crate::text::input::Document;
+use crate::text::pipeline::stem::StemLanguage;
+
+/// At most this much of the sample's text is read: the detector's trigram counts settle long
+/// before (whatlang is accurate from a few hundred characters).
+const MAX_SAMPLE_BYTES: usize = 64 * 1024;
+
+/// What the sample's language says about stemming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stemming {
+    /// A Snowball stemmer for the detected language.
+    In(StemLanguage),
+    /// The detected language has no Snowball stemmer (Chinese, Polish, Slovenian, …).
+    NoStemmer,
+    /// No language was detected with confidence (too little text, several languages).
+    Unknown,
+}
+
+/// The stemming the sampled documents' language allows (their bodies, a mail's Subject in it).
+pub fn stemming<'a>(sample: impl IntoIterator<Item = &'a Document>) -> Stemming {
+    let mut text = String::new();
+    for document in sample {
+        if text.len() >= MAX_SAMPLE_BYTES {
+            break;
+        }
+        let room = MAX_SAMPLE_BYTES - text.len();
+        let body = &document.body;
+        let end = (0..=room.min(body.len()))
+            .rev()
+            .find(|&i| body.is_char_boundary(i))
+            .unwrap_or(0);
+        text.push_str(&body[..end]);
+        text.push('\n');
+    }
+    match whatlang::detect(&text) {
+        Some(info) if info.is_reliable() => {
+            stemmer_of(info.lang()).map_or(Stemming::NoStemmer, Stemming::In)
+        }
+        _ => Stemming::Unknown,
+    }
+}
+
+/// The Snowball stemmer of a language, if rust-stemmers has one.
+fn stemmer_of(lang: Lang) -> Option<StemLanguage> {
+    use StemLanguage::*;
+    Some(match lang {
+        Lang::Ara => Arabic,
+        Lang::Dan => Danish,
+        Lang::Nld => Dutch,
+        Lang::Eng => English,
+        Lang::Fin => Finnish,
+        Lang::Fra => French,
+        Lang::Deu => German,
+        Lang::Ell => Greek,
+        Lang::Hun => Hungarian,
+        Lang::Ita => Italian,
+        Lang::Nob => Norwegian,
+        Lang::Por => Portuguese,
+        Lang::Ron => Romanian,
+        Lang::Rus => Russian,
+        Lang::Spa => Spanish,
+        Lang::Swe => Swedish,
+        Lang::Tam => Tamil,
+        Lang::Tur => Turkish,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn documents(texts: &[&str]) -> Vec<Document> {
+        texts
+            .iter()
+            .map(|t| Document {
+                kind: crate::text::input::DocumentKind::Text { encoding: "UTF-8" },
+                body: t.to_string(),
+                headers: None,
+                skipped_deep_parts: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_sample_names_its_stemmer() {
+        let cases: [(&[&str], Stemming); 6] = [
+            (
+                &[
+                    "The committee will meet again next week to discuss the proposal.",
+                    "Nobody expected the results to be published so soon.",
+                ],
+                Stemming::In(StemLanguage::English),
+            ),
+            (
+                &[
+                    "Лучше поздно, чем никогда, говорили старики в деревне, когда молодые люди \
+                     возвращались домой после долгой работы в городе.",
+                    "Без труда не вытащишь и рыбку из пруда, а кто рано встаёт, тому бог подаёт.",
+                    "Вчера вечером мы долго разговаривали о том, что происходит в нашей стране.",
+                ],
+                Stemming::In(StemLanguage::Russian),
+            ),
+            (
+                &[
+                    "Wer nicht wagt, der nicht gewinnt, sagte meine Großmutter immer.",
+                    "Morgenstund hat Gold im Mund, aber Blei im Hintern.",
+                ],
+                Stemming::In(StemLanguage::German),
+            ),
+            (
+                &[
+                    "这家酒店的服务非常好，房间也很干净，下次还会再来。",
+                    "书的质量很差，送货也太慢了，不推荐购买。",
+                ],
+                Stemming::NoStemmer,
+            ),
+            // Too little text to tell Russian from Ukrainian or Bulgarian: no language.
+            (
+                &["Без труда не вытащишь и рыбку из пруда."],
+                Stemming::Unknown,
+            ),
+            (&["", "42"], Stemming::Unknown),
+        ];
+        for (texts, want) in cases {
+            assert_eq!(stemming(&documents(texts)), want, "{texts:?}");
+        }
+    }
+
+    #[test]
+    fn a_long_sample_is_cut_at_a_character_boundary() {
+        // 40,000 two-byte characters: the cut at 64 KiB falls inside none of them.
+        let long = "ё".repeat(40_000) + " и всё такое, как говорится в народе";
+        let docs = documents(&[&long, &long]);
+        assert_ne!(stemming(&docs), Stemming::In(StemLanguage::English));
+    }
+}
