@@ -20,8 +20,8 @@ Examples:
   cwtext tune corpus/ -o tuned.cwm
   cwtext tune 20ng/ --include 'train-*' -o 20ng.cwm --budget 40 --seed 3
 
-Searched: feature options (stop words, symbols, stemming in the corpus's language, bigrams (trigrams for text written
-without spaces, as train takes them), value type; character n-grams
+Searched: feature options (stop words, symbols, stemming in the corpus's language, bigrams
+(trigrams for text written without spaces, as train takes them), value type; character n-grams
 where train gives them: none, 3-5 or 2-5 at weight 0.5, 3-5 at 1), the update rule
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
 sequential k = 3 or 5); epochs by early stopping. The first four trials are always what plain
@@ -300,6 +300,7 @@ fn winners_train_flags(result: &Search) -> Vec<String> {
             flag("--eta", learner.eta.to_string());
             flag("-C", learner.c.to_string());
         }
+        // CW's two rules; the search draws no other (`Candidate::random`).
         rule => {
             flag("--algo", "cw".into());
             flag("--update", format!("{rule:?}").to_lowercase());
