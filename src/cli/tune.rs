@@ -167,7 +167,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             );
         }
     }
-    ui.info(result.stem.describe());
+    ui.info(cwtext::jobs::tune::describe_trial_stemmer(result.stem));
     if let Some(why) = &result.hash_bits_reason {
         ui.info(format!("every trial: {why}"));
     }
@@ -322,7 +322,7 @@ fn winners_train_flags(result: &Search) -> Vec<String> {
         .into(),
     );
     if let Some(language) = features.stem {
-        flag("--stem", value_name(&language));
+        flag("--stem", language.name().into());
     }
     flag("--ngrams", features.ngrams.to_string());
     flag("--values", features.values.name().into());

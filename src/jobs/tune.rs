@@ -44,6 +44,7 @@ use crate::learn::learner::Learner;
 use crate::learn::learner::{ConstraintKind, CwConfig, KBest, RuleKind, WeightPrior};
 use crate::model::WeightEncoding;
 use crate::progress::{NoProgress, Progress};
+use crate::text::language::Stemming;
 use crate::text::length::TextLength;
 use crate::text::pipeline::chargrams::CharNgrams;
 use crate::text::pipeline::config::{FieldRule, FilterConfig};
@@ -201,7 +202,7 @@ pub struct FeatureChoice {
     pub chars: Option<CharNgrams>,
     /// Punctuation and symbols as tokens beside the words (`train`'s default).
     pub symbols: bool,
-    /// A Snowball stemmer, in the sampled documents' language ([`StemTrials`]).
+    /// A Snowball stemmer, in the sampled documents' language ([`trial_stemmer`]).
     pub stem: Option<StemLanguage>,
     pub ngrams: usize,
     pub values: ValueKind,
@@ -326,7 +327,7 @@ impl Candidate {
     }
 
     /// A random point of the search space; its stemming, when drawn, by `stem`'s stemmer.
-    pub fn random(rng: &mut ChaCha8Rng, base: &TrainSettings, stem: StemTrials) -> Self {
+    pub fn random(rng: &mut ChaCha8Rng, base: &TrainSettings, stem: Stemming) -> Self {
         let pick = |rng: &mut ChaCha8Rng, xs: &[f64]| *xs.choose(rng).expect("non-empty");
         let rule = *[
             RuleKind::Stdev,
@@ -366,7 +367,7 @@ impl Candidate {
                 }),
                 symbols: rng.gen_bool(0.7),
                 // Drawn for every language, so that a seed's search draws alike.
-                stem: rng.gen_bool(0.3).then_some(stem.language()).flatten(),
+                stem: rng.gen_bool(0.3).then_some(trial_stemmer(stem)).flatten(),
                 ngrams: if rng.gen_bool(0.75) {
                     base.pipeline.max_ngram.max(2)
                 } else {
@@ -473,7 +474,7 @@ impl Candidate {
             if f.stopwords { "english" } else { "none" },
             if f.symbols { "yes" } else { "no" },
             f.stem
-                .map_or("none".to_string(), |l| format!("{l:?}").to_lowercase()),
+                .map_or("none", StemLanguage::name),
             f.ngrams,
             f.values.name(),
             f.chars.map_or("none".to_string(), |c| format!(
@@ -567,8 +568,8 @@ pub struct Search {
     /// How long the documents are, which decided whether the trials have character n-grams
     /// (as `train` decides; `None` when no document could be read for the sample).
     pub text_length: Option<TextLength>,
-    /// The stemmer of the trials that stem, from the sampled documents' language.
-    pub stem: StemTrials,
+    /// What the sampled documents' language allows the trials that stem ([`trial_stemmer`]).
+    pub stem: Stemming,
     /// The hash bits every trial used, and the winner is trained with.
     pub hash_bits: u8,
     /// Why, when they were chosen ([`crate::jobs::buckets::chosen_hash_bits`]); `None` when
@@ -576,53 +577,30 @@ pub struct Search {
     pub hash_bits_reason: Option<String>,
 }
 
-/// Which stemmer a search's stemming trials use: the Snowball stemmer of the sampled
-/// documents' language ([`crate::text::language`]); none where that language has none (their
-/// trials would be their unstemmed twins); English where no language was detected with
-/// confidence, as every search stemmed before.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StemTrials {
-    /// The language detected, and its stemmer.
-    Detected(StemLanguage),
-    /// A language was detected, without a stemmer: no trial stems.
-    NoStemmer,
-    /// No language detected: English.
-    Undetected,
+/// The stemmer of the trials that stem, given what the sampled documents' language allows
+/// ([`crate::text::language`]): its Snowball stemmer; none where it has none (those trials
+/// would be their unstemmed twins); English where no language was detected with confidence,
+/// as every search stemmed before.
+pub fn trial_stemmer(stemming: Stemming) -> Option<StemLanguage> {
+    match stemming {
+        Stemming::In(language) => Some(language),
+        Stemming::NoStemmer => None,
+        Stemming::Unknown => Some(StemLanguage::English),
+    }
 }
 
-impl StemTrials {
-    fn of(stemming: crate::text::language::Stemming) -> Self {
-        use crate::text::language::Stemming;
-        match stemming {
-            Stemming::In(language) => StemTrials::Detected(language),
-            Stemming::NoStemmer => StemTrials::NoStemmer,
-            Stemming::Unknown => StemTrials::Undetected,
+/// One line for people: which stemmer the trials that stem use, and why.
+pub fn describe_trial_stemmer(stemming: Stemming) -> String {
+    match stemming {
+        Stemming::In(l) => format!(
+            "trials that stem use the {} stemmer: the sampled documents' language",
+            l.name()
+        ),
+        Stemming::NoStemmer => {
+            "no trial stems: the sampled documents' language has no Snowball stemmer".into()
         }
-    }
-
-    /// The stemmer of the trials that stem, if any stem.
-    pub fn language(self) -> Option<StemLanguage> {
-        match self {
-            StemTrials::Detected(language) => Some(language),
-            StemTrials::NoStemmer => None,
-            StemTrials::Undetected => Some(StemLanguage::English),
-        }
-    }
-
-    /// One line for people.
-    pub fn describe(self) -> String {
-        match self {
-            StemTrials::Detected(l) => format!(
-                "trials that stem use the {} stemmer: the sampled documents' language",
-                format!("{l:?}").to_lowercase()
-            ),
-            StemTrials::NoStemmer => {
-                "no trial stems: the sampled documents' language has no Snowball stemmer".into()
-            }
-            StemTrials::Undetected => {
-                "trials that stem use the english stemmer: no language was detected in the sampled documents with confidence".into()
-            }
+        Stemming::Unknown => {
+            "trials that stem use the english stemmer: no language was detected in the sampled documents with confidence".into()
         }
     }
 }
@@ -724,7 +702,7 @@ fn search(
     // Character n-grams as plain `train` gives them: train's choices have them where it would.
     let sample = sample_documents(corpus, base.pipeline.input_limits());
     let text_length = TextLength::of(&sample, corpus.files.len());
-    let stem = StemTrials::of(crate::text::language::stemming(&sample));
+    let stem = crate::text::language::stemming(&sample);
     drop(sample);
     let mut base = base.clone();
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
@@ -1145,7 +1123,7 @@ mod tests {
             training_documents: 0,
             validation_documents: 0,
             text_length: None,
-            stem: StemTrials::Undetected,
+            stem: Stemming::Unknown,
             hash_bits: 18,
             hash_bits_reason: None,
         };
@@ -1167,7 +1145,7 @@ mod tests {
             candidate: Candidate::random(
                 &mut ChaCha8Rng::seed_from_u64(1),
                 &base(),
-                StemTrials::Undetected,
+                Stemming::Unknown,
             ),
             validation_accuracy: right.iter().filter(|&&r| r).count() as f64 / 100.0,
             selection_accuracy: right.iter().filter(|&&r| r).count() as f64 / 100.0,
@@ -1447,7 +1425,7 @@ mod tests {
         let whole = |b: &TrainSettings, seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             (0..200)
-                .map(|_| Candidate::random(&mut rng, b, StemTrials::Undetected))
+                .map(|_| Candidate::random(&mut rng, b, Stemming::Unknown))
                 .filter(|c| c.features.fields == FieldRule::EveryFieldWhole)
                 .count()
         };
@@ -1455,7 +1433,7 @@ mod tests {
         assert_eq!(whole(&base, 3), 0);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         for _ in 0..200 {
-            let c = Candidate::random(&mut rng, &base, StemTrials::Undetected);
+            let c = Candidate::random(&mut rng, &base, Stemming::Unknown);
             c.learner.clone().validate().unwrap();
             c.pipeline(&base.pipeline).unwrap().validate().unwrap();
             assert!(!c.describe().is_empty());

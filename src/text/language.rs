@@ -18,7 +18,8 @@ use crate::text::pipeline::stem::StemLanguage;
 const MAX_SAMPLE_BYTES: usize = 64 * 1024;
 
 /// What the sample's language says about stemming.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Stemming {
     /// A Snowball stemmer for the detected language.
     In(StemLanguage),

@@ -38,6 +38,31 @@ pub enum StemLanguage {
 }
 
 impl StemLanguage {
+    /// The name as typed on the command line (`--stem`) and printed by `tune`.
+    pub fn name(self) -> &'static str {
+        use StemLanguage::*;
+        match self {
+            Arabic => "arabic",
+            Danish => "danish",
+            Dutch => "dutch",
+            English => "english",
+            Finnish => "finnish",
+            French => "french",
+            German => "german",
+            Greek => "greek",
+            Hungarian => "hungarian",
+            Italian => "italian",
+            Norwegian => "norwegian",
+            Portuguese => "portuguese",
+            Romanian => "romanian",
+            Russian => "russian",
+            Spanish => "spanish",
+            Swedish => "swedish",
+            Tamil => "tamil",
+            Turkish => "turkish",
+        }
+    }
+
     fn algorithm(self) -> Algorithm {
         use StemLanguage::*;
         match self {
@@ -95,6 +120,26 @@ impl TokenFilter for Stem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `name` is what `--stem` takes and what the model's JSON holds.
+    #[test]
+    fn a_languages_name_is_its_flag_value_and_its_stored_name() {
+        for language in [
+            StemLanguage::English,
+            StemLanguage::Russian,
+            StemLanguage::Tamil,
+        ] {
+            let stored = serde_json::to_string(&language).unwrap();
+            assert_eq!(stored, format!("\"{}\"", language.name()));
+            #[cfg(feature = "cli")]
+            assert_eq!(
+                clap::ValueEnum::to_possible_value(&language)
+                    .unwrap()
+                    .get_name(),
+                language.name()
+            );
+        }
+    }
 
     #[test]
     fn stems_and_caches() {
