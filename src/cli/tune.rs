@@ -275,14 +275,20 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     Ok(outcome)
 }
 
-/// The `cwtext train` flags of the winner's settings, empty when it is train's pick (plain
-/// `train` chooses it). With the corpus options `tune` was given they train the model `tune`
+/// The `cwtext train` flags of the winner's settings; for train's pick (plain `train` chooses
+/// it) none but the epochs when `--max-epochs` held them below train's. With the corpus options `tune` was given they train the model `tune`
 /// wrote, byte for byte: the searched settings are written out whole (the learner, the
 /// features, the epochs), so `train` chooses none of them, and chooses as `tune`'s retrain
 /// does what `tune` leaves to it (the hash bits, the label shift).
 fn winners_train_flags(result: &Search) -> Vec<String> {
     if result.kept_trains_pick() {
-        return Vec::new();
+        // Train's epochs, unless --max-epochs cut them.
+        let epochs = cwtext::jobs::plan::TrainRequest::default().epochs;
+        return if result.epochs == epochs {
+            Vec::new()
+        } else {
+            vec!["--epochs".into(), result.epochs.to_string()]
+        };
     }
     let Some(trial) = result.trials.get(result.best) else {
         return Vec::new();

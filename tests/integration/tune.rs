@@ -120,6 +120,25 @@ fn a_kept_pick_names_plain_train() {
     run_train(&words);
     let report = |m: &Path| eval_json(m, "news", &["--include", "test-*"]);
     assert_eq!(report(&tuned), report(&again));
+    // With fewer epochs than train's 5 allowed, the kept pick is trained for those: the
+    // command says so (it named plain train, whose 5 epochs gave other weights).
+    let short = dir.path().join("short.cwm");
+    let text = tune(
+        &["news", "--include", "train-*", "--max-epochs", "3"],
+        &short,
+    );
+    let again = dir.path().join("short-again.cwm");
+    let words = printed_train(
+        &text,
+        "kept train's pick, so plain train writes these weights: ",
+        &again,
+    );
+    assert!(
+        words.ends_with(&["--epochs".to_string(), "3".to_string()]),
+        "{text}"
+    );
+    run_train(&words);
+    assert_eq!(report(&short), report(&again));
     let report: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("tuned.cwm.tune.json")).unwrap(),
     )
