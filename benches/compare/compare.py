@@ -64,6 +64,13 @@ CORPORA = {
 EXTRA = {
     "manpages_language": ("extra/manpages_language", "hash"),
     "debian_sections": ("extra/debian_sections", "hash"),
+    "debian_sections_de": ("extra/debian_sections_de", "hash"),
+    "debian_sections_fr": ("extra/debian_sections_fr", "hash"),
+    "debian_sections_it": ("extra/debian_sections_it", "hash"),
+    "debian_sections_es": ("extra/debian_sections_es", "hash"),
+    "debian_sections_ru": ("extra/debian_sections_ru", "hash"),
+    "debian_sections_da": ("extra/debian_sections_da", "hash"),
+    "debian_sections_pt_BR": ("extra/debian_sections_pt_BR", "hash"),
     "amazon_sentiment": ("extra/amazon_sentiment", "hash"),
     "nyt_sentiment": ("extra/nyt_sentiment", "hash"),
     "reuters_r8": ("extra/reuters_r8", "files"),

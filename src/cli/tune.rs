@@ -25,8 +25,8 @@ Searched: feature options (stop words, symbols, stemming in the corpus's languag
 where train gives them: none, 3-5 or 2-5 at weight 0.5, 3-5 at 1), the update rule
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
 sequential k = 3 or 5); epochs by early stopping. The first four trials are always what plain
-`cwtext train` chooses among (stop words english/none × prior idf/flat, with the character
-n-grams train would give). Only
+`cwtext train` chooses among (stop words in the corpus's language (English where none is
+detected) or none × prior idf/flat, with the character n-grams train would give). Only
 the training files are read: a fixed fifth of them (by a hash of the path) validates. When
 trials beat train's pick on that fifth, the two most accurate and the pick are compared on 5
 folds (every training file validated once), and a challenger wins only if it is better there
@@ -151,7 +151,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         ));
         if length.keeps_every_word() {
             ui.info(
-                "train's choices keep every word (short texts: no stop-word list); the other trials may use the English list",
+                "train's choices keep every word (short texts: no stop-word list); the other trials may use a list",
             );
         }
         if length.is_unspaced() {
@@ -168,6 +168,7 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
         }
     }
     ui.info(cwtext::jobs::tune::describe_trial_stemmer(result.stem));
+    ui.info(cwtext::jobs::tune::describe_trial_stop_words(result.stem));
     if let Some(why) = &result.hash_bits_reason {
         ui.info(format!("every trial: {why}"));
     }
@@ -318,15 +319,7 @@ fn winners_train_flags(result: &Search) -> Vec<String> {
     if learner.constraints != ConstraintKind::Single {
         flag("-k", learner.k.to_string());
     }
-    flag(
-        "--stopwords",
-        if features.stopwords {
-            "english"
-        } else {
-            "none"
-        }
-        .into(),
-    );
+    flag("--stopwords", features.stopwords.unwrap_or("none").into());
     if let Some(language) = features.stem {
         flag("--stem", language.name().into());
     }

@@ -24,7 +24,6 @@ use crate::model::{Model, NgramWeightTrial, Selection, SelectionTrial, SoftRuleT
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::featurize_document;
 use crate::text::input::InputLimits;
-use crate::text::length::TextLength;
 use crate::text::pipeline::config::FieldRule;
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
@@ -142,26 +141,16 @@ impl TrainSettings {
     }
 }
 
-/// A candidate's stop words, as its name gives them: the English list (the only one chosen
-/// among) or none.
-fn list_name(pipeline: &PipelineConfig) -> &'static str {
-    if pipeline.has_stop_words() {
-        "english"
-    } else {
-        "none"
-    }
+/// A candidate's stop words, as its name gives them: the list's name (a built-in list, or the
+/// file a user gave) or none.
+fn list_name(pipeline: &PipelineConfig) -> &str {
+    pipeline.stop_words_name().unwrap_or("none")
 }
 
-/// How long `corpus`'s documents are: the median word count of at most
-/// [`SAMPLE_DOCUMENTS`](crate::text::length::SAMPLE_DOCUMENTS) of them, spread evenly over its
-/// file list (the same documents every run). Files that cannot be read are passed over (they are
-/// reported when featurising); `None` when none can be.
-pub fn sample_text_length(corpus: &LabelledCorpus, limits: InputLimits) -> Option<TextLength> {
-    TextLength::of(&sample_documents(corpus, limits), corpus.files.len())
-}
-
-/// The documents [`sample_text_length`] measures: [`SAMPLE_DOCUMENTS`] spread evenly over the
-/// corpus, those that can be read.
+/// The documents whose median word count says how long `corpus`'s documents are
+/// ([`crate::text::length::TextLength::of`]) and whose text says their language ([`crate::text::language`]):
+/// [`SAMPLE_DOCUMENTS`] spread evenly over its file list (the same documents every run), those
+/// that can be read (files that cannot be are reported when featurising).
 ///
 /// [`SAMPLE_DOCUMENTS`]: crate::text::length::SAMPLE_DOCUMENTS
 pub fn sample_documents(

@@ -197,7 +197,9 @@ impl TunePlan {
 /// The feature options a trial picks.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct FeatureChoice {
-    pub stopwords: bool,
+    /// A built-in stop-word list, in the sampled documents' language ([`trial_stop_words`]),
+    /// or none.
+    pub stopwords: Option<&'static str>,
     /// Character n-grams beside the words ([`crate::text::pipeline::chargrams`]).
     pub chars: Option<CharNgrams>,
     /// Punctuation and symbols as tokens beside the words (`train`'s default).
@@ -286,11 +288,11 @@ impl Candidate {
     /// [`TextLength::keeps_every_word`](crate::text::length::TextLength::keeps_every_word)), a
     /// flat or an idf prior, at its η, with symbols, bigrams (trigrams for text written without
     /// spaces: the base's longest n-gram, at least 2) and log-tf values.
-    pub fn train_choices(base: &TrainSettings, keep_every_word: bool) -> Vec<Self> {
-        let lists: &[bool] = if keep_every_word {
-            &[false]
+    pub fn train_choices(base: &TrainSettings, keep_every_word: bool, stem: Stemming) -> Vec<Self> {
+        let lists: &[Option<&'static str>] = if keep_every_word {
+            &[None]
         } else {
-            &[true, false]
+            &[Some(trial_stop_words(stem)), None]
         };
         let features = |stopwords, fields| FeatureChoice {
             stopwords,
@@ -344,7 +346,7 @@ impl Candidate {
         };
         let candidate = Candidate {
             features: FeatureChoice {
-                stopwords: rng.gen_bool(0.5),
+                stopwords: rng.gen_bool(0.5).then(|| trial_stop_words(stem)),
                 // Only where train gives them (short texts, small corpora): elsewhere they would
                 // multiply a trial's cost for little. No draw otherwise, so a search of long
                 // texts tries what it tried before they existed.
@@ -434,10 +436,10 @@ impl Candidate {
             })
             .cloned()
             .collect();
-        if self.features.stopwords {
+        if let Some(list) = self.features.stopwords {
             filters.push(FilterConfig::StopWords {
-                name: "english".into(),
-                words: stopwords::load("english")?,
+                name: list.into(),
+                words: stopwords::load(list)?,
             });
         }
         if let Some(language) = self.features.stem {
@@ -471,7 +473,7 @@ impl Candidate {
             } else {
                 format!(" k={}", l.k)
             },
-            if f.stopwords { "english" } else { "none" },
+            f.stopwords.unwrap_or("none"),
             if f.symbols { "yes" } else { "no" },
             f.stem
                 .map_or("none", StemLanguage::name),
@@ -589,6 +591,13 @@ pub fn trial_stemmer(stemming: Stemming) -> Option<StemLanguage> {
     }
 }
 
+/// The stop-word list of the trials that take one, as plain `train` tries it (its
+/// `stop_words_of_the_language`): the built-in list of the sampled documents' language, English
+/// where no language was detected with confidence or the language has no list.
+pub fn trial_stop_words(stemming: Stemming) -> &'static str {
+    stemming.stop_words().unwrap_or("english")
+}
+
 /// One line for people: which stemmer the trials that stem use, and why.
 pub fn describe_trial_stemmer(stemming: Stemming) -> String {
     match stemming {
@@ -602,6 +611,16 @@ pub fn describe_trial_stemmer(stemming: Stemming) -> String {
         Stemming::Unknown => {
             "trials that stem use the english stemmer: no language was detected in the sampled documents with confidence".into()
         }
+    }
+}
+
+/// One line for people: which stop-word list the trials that take one use, and why.
+pub fn describe_trial_stop_words(stemming: Stemming) -> String {
+    match stemming.stop_words() {
+        Some(list) => format!(
+            "trials that drop stop words use the {list} list: the sampled documents' language"
+        ),
+        None => "trials that drop stop words use the english list: no language with a built-in list was detected in the sampled documents".into(),
     }
 }
 
@@ -721,7 +740,11 @@ fn search(
         && text_length.is_some_and(|t| t.is_mail());
     let base = &base;
     let mut rng = ChaCha8Rng::seed_from_u64(base.seed);
-    let first = Candidate::train_choices(base, text_length.is_some_and(|t| t.keeps_every_word()));
+    let first = Candidate::train_choices(
+        base,
+        text_length.is_some_and(|t| t.keeps_every_word()),
+        stem,
+    );
     let first_count = first.len().min(budget);
     let random = budget.saturating_sub(first.len());
     let candidates: Vec<Candidate> = first
@@ -966,7 +989,7 @@ fn trains_pick(trials: &[Trial], choices: usize, held_out: usize) -> usize {
         choices,
         |t| t.selection_accuracy,
         |t| &t.right,
-        |i| choices[i].candidate.features.stopwords,
+        |i| choices[i].candidate.features.stopwords.is_some(),
         &|i| choices[i].candidate.features.fields != base.features.fields,
     )
 }
@@ -1200,8 +1223,9 @@ mod tests {
     fn trains_pick_keeps_every_word_on_a_tie_as_train_does() {
         let mut base = base();
         base.pipeline.symbols = true;
-        let first = Candidate::train_choices(&base, false);
-        assert!(first[0].features.stopwords && !first[1].features.stopwords);
+        let first = Candidate::train_choices(&base, false, Stemming::Unknown);
+        assert_eq!(first[0].features.stopwords, Some("english"));
+        assert_eq!(first[1].features.stopwords, None);
         let trials: Vec<Trial> = first
             .into_iter()
             .enumerate()
@@ -1371,10 +1395,11 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&base, false)
-            .iter()
-            .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.clone()))
-            .collect();
+        let tune: Vec<(PipelineConfig, CwConfig)> =
+            Candidate::train_choices(&base, false, Stemming::Unknown)
+                .iter()
+                .map(|c| (c.pipeline(&base.pipeline).unwrap(), c.learner.clone()))
+                .collect();
         assert_eq!(train.len(), 4);
         assert_eq!(tune.len(), 4);
         for t in &train {
@@ -1395,10 +1420,11 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&short, true)
-            .iter()
-            .map(|c| (c.pipeline(&short.pipeline).unwrap(), c.learner.clone()))
-            .collect();
+        let tune: Vec<(PipelineConfig, CwConfig)> =
+            Candidate::train_choices(&short, true, Stemming::Unknown)
+                .iter()
+                .map(|c| (c.pipeline(&short.pipeline).unwrap(), c.learner.clone()))
+                .collect();
         assert_eq!(train.len(), 2);
         assert_eq!(tune, train);
         // Mail: train tries each of its four again with every header field whole, after them,
@@ -1411,10 +1437,11 @@ mod tests {
             .into_iter()
             .map(|c| (c.pipeline, c.learner))
             .collect();
-        let tune: Vec<(PipelineConfig, CwConfig)> = Candidate::train_choices(&mail, false)
-            .iter()
-            .map(|c| (c.pipeline(&mail.pipeline).unwrap(), c.learner.clone()))
-            .collect();
+        let tune: Vec<(PipelineConfig, CwConfig)> =
+            Candidate::train_choices(&mail, false, Stemming::Unknown)
+                .iter()
+                .map(|c| (c.pipeline(&mail.pipeline).unwrap(), c.learner.clone()))
+                .collect();
         assert_eq!(train.len(), 8);
         let rules: Vec<FieldRule> = train.iter().map(|(p, _)| p.field_rule).collect();
         assert_eq!(rules[..4], [FieldRule::Stable; 4]);

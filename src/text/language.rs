@@ -1,5 +1,6 @@
-//! The language of a corpus, for the one setting that depends on it: which Snowball stemmer
-//! `tune`'s stemming trials use. An English stemmer leaves Cyrillic words as they are and
+//! The language of a corpus, for the settings that depend on it: which Snowball stemmer
+//! `tune`'s stemming trials use, and which stop-word list `train`'s choice and `tune`'s trials
+//! try ([`Stemming::stop_words`]). An English stemmer leaves Cyrillic words as they are and
 //! cuts German and Spanish ones by English rules, so before this a Russian corpus's stemming
 //! trials were its unstemmed trials again; stemmed in its own language, Russian fortune
 //! cookies gained 1.1 and 1.6 points with plain `train` (`benches/results/`
@@ -12,6 +13,7 @@ use whatlang::Lang;
 
 use crate::text::input::Document;
 use crate::text::pipeline::stem::StemLanguage;
+use crate::text::pipeline::stopwords;
 
 /// At most this much of the sample's text is read: the detector's trigram counts settle long
 /// before (whatlang is accurate from a few hundred characters).
@@ -50,6 +52,21 @@ pub fn stemming<'a>(sample: impl IntoIterator<Item = &'a Document>) -> Stemming 
             stemmer_of(info.lang()).map_or(Stemming::NoStemmer, Stemming::In)
         }
         _ => Stemming::Unknown,
+    }
+}
+
+impl Stemming {
+    /// The built-in stop-word list in the language of the stemmer, if there is one: the
+    /// Snowball project has lists for 13 of its stemmers' languages (not Arabic, Greek,
+    /// Romanian, Tamil, Turkish). `None` also when no language was detected or it has no
+    /// stemmer.
+    pub fn stop_words(self) -> Option<&'static str> {
+        match self {
+            Stemming::In(language) if stopwords::is_builtin(language.name()) => {
+                Some(language.name())
+            }
+            _ => None,
+        }
     }
 }
 
@@ -138,6 +155,26 @@ mod tests {
         for (texts, want) in cases {
             assert_eq!(stemming(&documents(texts)), want, "{texts:?}");
         }
+    }
+
+    #[test]
+    fn a_language_with_a_snowball_list_names_it() {
+        use StemLanguage::*;
+        for (language, list) in [
+            (English, Some("english")),
+            (German, Some("german")),
+            (Russian, Some("russian")),
+            (Portuguese, Some("portuguese")),
+            (Greek, None),
+            (Turkish, None),
+        ] {
+            assert_eq!(Stemming::In(language).stop_words(), list, "{language:?}");
+            if let Some(name) = list {
+                assert!(!stopwords::load(name).unwrap().is_empty());
+            }
+        }
+        assert_eq!(Stemming::NoStemmer.stop_words(), None);
+        assert_eq!(Stemming::Unknown.stop_words(), None);
     }
 
     #[test]

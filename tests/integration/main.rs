@@ -53,6 +53,8 @@ mod serve;
 mod short_texts;
 mod splits;
 #[cfg(feature = "cli")]
+mod stop_word_languages;
+#[cfg(feature = "cli")]
 mod store;
 #[cfg(feature = "cli")]
 mod tune;

@@ -292,7 +292,7 @@ fn short_texts_keep_every_word_without_trying_the_list() {
         notes
             .iter()
             .any(|n| n.starts_with("stop words none: short texts")
-                && n.ends_with("the English list is not tried")),
+                && n.ends_with("no list is tried")),
         "{notes:?}"
     );
 }

@@ -20,7 +20,7 @@ fn tune(args: &[&str], model: &Path) -> String {
 
 /// The command `tune` printed after `marker`, split as a shell splits it, with the model path
 /// (after `-o`) replaced by `model`; its words after `cwtext`.
-fn printed_train(text: &str, marker: &str, model: &Path) -> Vec<String> {
+pub fn printed_train(text: &str, marker: &str, model: &Path) -> Vec<String> {
     let line = text
         .lines()
         .find_map(|l| l.strip_prefix(marker))
@@ -33,7 +33,7 @@ fn printed_train(text: &str, marker: &str, model: &Path) -> Vec<String> {
     words.split_off(1)
 }
 
-fn run_train(words: &[String]) -> String {
+pub fn run_train(words: &[String]) -> String {
     let out = cwtext().args(words).output().unwrap();
     assert!(out.status.success(), "{words:?}: {}", stderr(&out));
     stderr(&out)

@@ -9,8 +9,12 @@ packages of different sections, sections with fewer than 30 descriptions, and th
 and 'tasks' sections (lists of other packages). At most 300 descriptions a section, the first
 300 by SHA-1 of the package name (libs, libdevel, python, doc and perl hold thousands).
 Licence: each description is part of its package's metadata, written by its maintainers; the
-indices are published by Debian. Usage: debian_sections.py LISTS_DIR OUT_DIR
-  ->  OUT_DIR/<section>/<package>.txt"""
+indices are published by Debian. Usage: debian_sections.py LISTS_DIR OUT_DIR [LANGUAGE]
+  ->  OUT_DIR/<section>/<package>.txt
+With LANGUAGE (de, fr, it, es, ru, da, pt_BR, ...: fetched with Acquire::Languages), the
+descriptions its translators wrote instead of the English ones (Translation-LANGUAGE), the
+same sections and rules: the task in another language, for stop words in the corpus's
+language (benches/results/stop-words-languages-2026-12-07.md)."""
 import collections, glob, hashlib, os, re, subprocess, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Writer
@@ -38,11 +42,13 @@ def one(lists, pattern):
     assert len(found) == 1, f"{pattern}: expected one file in {lists}, found {found}"
     return found[0]
 
-def main(lists, out):
+def main(lists, out, language="en"):
     texts = {}
-    for f in stanzas(one(lists, r"_dists_[a-z]+_main_i18n_Translation-en")):
-        if "Description-md5" in f and "Description-en" in f:
-            short, _, long = f["Description-en"].partition("\n")
+    # apt quotes the underscore of pt_BR in the file name (Translation-pt%5fBR).
+    quoted = re.escape(language.replace("_", "%5f"))
+    for f in stanzas(one(lists, rf"_dists_[a-z]+_main_i18n_Translation-{quoted}(\.|$)")):
+        if "Description-md5" in f and f"Description-{language}" in f:
+            short, _, long = f[f"Description-{language}"].partition("\n")
             long = "\n".join("" if l.strip() == "." else l for l in long.split("\n"))
             texts[f["Description-md5"]] = short.strip() + "\n\n" + long.strip()
     by_md5 = collections.defaultdict(list)    # md5 -> [(package, section)]
@@ -66,4 +72,4 @@ def main(lists, out):
     w.report()
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])

@@ -316,6 +316,14 @@ impl PipelineConfig {
             .any(|f| matches!(f, FilterConfig::StopWords { .. }))
     }
 
+    /// The name of the stop-word list (a built-in list, or the file it was read from), if any.
+    pub fn stop_words_name(&self) -> Option<&str> {
+        self.filters.iter().find_map(|f| match f {
+            FilterConfig::StopWords { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+    }
+
     /// Takes any stop-word list out of the filters (every word kept).
     pub fn drop_stop_words(&mut self) {
         self.filters

@@ -10,15 +10,71 @@ use super::ascii::{AsciiFilter, AsciiStopWords};
 use super::filter::TokenFilter;
 use crate::error::{Error, Result};
 
-/// The built-in lists, by name.
-const BUILTIN: &[(&str, &str)] = &[(
-    "english",
-    include_str!("../../../resources/stopwords/english.txt"),
-)];
+/// The built-in lists, by name: the Snowball project's list of every language it has one for
+/// (BSD licence), named as the Snowball stemmer of the same language.
+const BUILTIN: &[(&str, &str)] = &[
+    (
+        "danish",
+        include_str!("../../../resources/stopwords/danish.txt"),
+    ),
+    (
+        "dutch",
+        include_str!("../../../resources/stopwords/dutch.txt"),
+    ),
+    (
+        "english",
+        include_str!("../../../resources/stopwords/english.txt"),
+    ),
+    (
+        "finnish",
+        include_str!("../../../resources/stopwords/finnish.txt"),
+    ),
+    (
+        "french",
+        include_str!("../../../resources/stopwords/french.txt"),
+    ),
+    (
+        "german",
+        include_str!("../../../resources/stopwords/german.txt"),
+    ),
+    (
+        "hungarian",
+        include_str!("../../../resources/stopwords/hungarian.txt"),
+    ),
+    (
+        "italian",
+        include_str!("../../../resources/stopwords/italian.txt"),
+    ),
+    (
+        "norwegian",
+        include_str!("../../../resources/stopwords/norwegian.txt"),
+    ),
+    (
+        "portuguese",
+        include_str!("../../../resources/stopwords/portuguese.txt"),
+    ),
+    (
+        "russian",
+        include_str!("../../../resources/stopwords/russian.txt"),
+    ),
+    (
+        "spanish",
+        include_str!("../../../resources/stopwords/spanish.txt"),
+    ),
+    (
+        "swedish",
+        include_str!("../../../resources/stopwords/swedish.txt"),
+    ),
+];
 
 /// Names of the built-in lists.
 pub fn builtin_names() -> Vec<&'static str> {
     BUILTIN.iter().map(|(name, _)| *name).collect()
+}
+
+/// Whether `name` is a built-in list.
+pub fn is_builtin(name: &str) -> bool {
+    BUILTIN.iter().any(|(n, _)| *n == name)
 }
 
 /// Parses a list: one word a line, `#` comments, blank lines ignored, words lowercased.
