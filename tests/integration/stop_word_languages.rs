@@ -183,6 +183,13 @@ fn tune_takes_the_list_of_the_corpus_language() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "trials that drop stop words use the german list: the sampled documents' language"
+        ),
+        "{}",
+        stderr(&out)
+    );
     let text = stdout(&out);
     let trials: Vec<&str> = text.lines().filter(|l| l.starts_with("trial")).collect();
     assert_eq!(trials.len(), 10, "{text}");
