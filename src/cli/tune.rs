@@ -25,8 +25,9 @@ Searched: feature options (stop words, symbols, stemming in the corpus's languag
 where train gives them: none, 3-5 or 2-5 at weight 0.5, 3-5 at 1), the update rule
 (CW stdev / var, AROW, SCW-I) with η, r or C, and the constraint strategy (single,
 sequential k = 3 or 5); epochs by early stopping. The first four trials are always what plain
-`cwtext train` chooses among (stop words in the corpus's language (English where none is
-detected) or none × prior idf/flat, with the character n-grams train would give). Only
+`cwtext train` chooses among (stop words in the corpus's language (English where no language
+with a built-in list is detected) or none × prior idf/flat, with the character n-grams train
+would give). Only
 the training files are read: a fixed fifth of them (by a hash of the path) validates. When
 trials beat train's pick on that fifth, the two most accurate and the pick are compared on 5
 folds (every training file validated once), and a challenger wins only if it is better there

@@ -661,8 +661,9 @@ impl TrainPlan {
     /// them, [`crate::text::length`]), and says so: character n-grams beside the words, when it
     /// chooses them, for short texts and small corpora; and no stop-word list, when it chooses
     /// the stop words, for short texts
-    /// ([`crate::text::length::TextLength::keeps_every_word`]): the English list is
-    /// then not among the candidates; that the soft rule is tried beside CW when it may be
+    /// ([`crate::text::length::TextLength::keeps_every_word`]): no list is then among the
+    /// candidates, and for long texts the list is the sampled documents' language's
+    /// ([`Self::stop_words_of_the_language`]); that the soft rule is tried beside CW when it may be
     /// chosen ([`crate::jobs::train::soft_rule`]); for mail, every header field
     /// whole beside the stable rule when the rule may be chosen ([`Choose::every_field`]); n-grams
     /// up to three for text written without spaces, when the n-grams were not given
@@ -752,12 +753,13 @@ impl TrainPlan {
     }
 
     /// The list that the stop-word choice tries beside none, for long texts: the built-in list
-    /// of the sampled documents' language ([`crate::text::language`]), in place of the
-    /// English one, when a language with a Snowball list is detected; the English list
-    /// otherwise (English, or no language detected with confidence, or one without a list).
-    /// On Debian's package descriptions in French, Italian and Spanish the language's own list
-    /// was 0.9 to 1.4 points more accurate on the test split than the English one, on two
-    /// seeds each (German −0.4 and −0.6, Russian −0.2 and 0; `benches/results/`
+    /// of the sampled documents' language ([`crate::text::language`]) in place of the English
+    /// one, when a language with a Snowball list is detected
+    /// ([`crate::jobs::train::list_to_try`]); the English list otherwise (English, or no
+    /// language detected with confidence, or one without a list). On Debian's package
+    /// descriptions in French, Italian and Spanish the language's own list was 0.9 to 1.3
+    /// points more accurate on the test split than the English one, on two seeds each (German
+    /// −0.4 and −0.6, Russian −0.2 and 0; `benches/results/`
     /// `stop-words-languages-2026-12-07.md`). Nothing changes for an English corpus.
     fn stop_words_of_the_language(
         &mut self,
@@ -765,9 +767,10 @@ impl TrainPlan {
         notes: Notes,
     ) {
         let language = crate::text::language::stemming(sample);
-        let Some(list) = language.stop_words().filter(|list| *list != "english") else {
+        let list = crate::jobs::train::list_to_try(&self.settings.pipeline, language);
+        if self.settings.pipeline.stop_words_name() != Some("english") || list == "english" {
             return;
-        };
+        }
         let Ok(words) = stopwords::load(list) else {
             return;
         };
@@ -782,7 +785,7 @@ impl TrainPlan {
             words,
         };
         notes(format!(
-            "stop words {list} or none, chosen on the held-out fifth: the sampled documents are in {list}, so its list is tried in place of the English one"
+            "stop words {list} or none: the sampled documents are in {list}, so its list is tried in place of the English one"
         ));
     }
 
@@ -905,6 +908,38 @@ impl TrainPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The list the choice tries: the language's in place of the default English one, a list
+    /// set in code as it is, English when the settings have none.
+    #[test]
+    fn the_list_to_try_is_the_languages_in_place_of_english() {
+        use crate::jobs::train::list_to_try;
+        use crate::text::language::Stemming;
+        let with = |name: &str| {
+            let mut p = PipelineConfig::default();
+            p.drop_stop_words();
+            p.filters.push(FilterConfig::StopWords {
+                name: name.into(),
+                words: stopwords::load(name).unwrap(),
+            });
+            p
+        };
+        let german = Stemming::In(StemLanguage::German);
+        let greek = Stemming::In(StemLanguage::Greek);
+        let english = Stemming::In(StemLanguage::English);
+        assert_eq!(list_to_try(&with("english"), german), "german");
+        assert_eq!(list_to_try(&with("english"), Stemming::Unknown), "english");
+        assert_eq!(
+            list_to_try(&with("english"), Stemming::NoStemmer),
+            "english"
+        );
+        assert_eq!(list_to_try(&with("english"), greek), "english");
+        assert_eq!(list_to_try(&with("english"), english), "english");
+        assert_eq!(list_to_try(&with("french"), german), "french");
+        let mut none = PipelineConfig::default();
+        none.drop_stop_words();
+        assert_eq!(list_to_try(&none, german), "english");
+    }
 
     /// The request's plan must be refused with `message` in the error.
     fn refused(request: TrainRequest, message: &str) {

@@ -24,7 +24,8 @@ use crate::model::{Model, NgramWeightTrial, Selection, SelectionTrial, SoftRuleT
 use crate::progress::{NoProgress, Progress};
 use crate::text::featurize::featurize_document;
 use crate::text::input::InputLimits;
-use crate::text::pipeline::config::FieldRule;
+use crate::text::language::Stemming;
+use crate::text::pipeline::config::{FieldRule, FilterConfig};
 use crate::text::pipeline::subword::SubwordSpec;
 use crate::text::pipeline::{Pipeline, PipelineConfig};
 use crate::text::subword_trainer::TrainedVocabulary;
@@ -93,12 +94,17 @@ impl TrainSettings {
             if self.pipeline.has_stop_words() {
                 other.drop_stop_words();
             } else {
-                other
-                    .filters
-                    .push(crate::text::pipeline::config::FilterConfig::StopWords {
+                // Before any stemmer, as a request orders them: the list holds words, not stems.
+                let at = (other.filters.iter())
+                    .position(|f| matches!(f, FilterConfig::Stem { .. }))
+                    .unwrap_or(other.filters.len());
+                other.filters.insert(
+                    at,
+                    FilterConfig::StopWords {
                         name: "english".into(),
                         words: crate::text::pipeline::stopwords::load("english")?,
-                    });
+                    },
+                );
             }
             pipelines.push(other);
         }
@@ -138,6 +144,20 @@ impl TrainSettings {
             }
         }
         Ok(out)
+    }
+}
+
+/// The list that the stop-word choice tries beside none, given the language of the sampled
+/// documents ([`crate::text::language`]): the built-in list of that language in place of the
+/// default English one (`english` where no language with a list is detected); a built-in list
+/// that the settings name otherwise (settings made in code); English when the settings have
+/// none, as [`TrainSettings::candidates`] adds it. The plan and `tune`'s copy of train's choices
+/// both ask here, so that they try the same list.
+pub fn list_to_try(pipeline: &PipelineConfig, language: Stemming) -> &'static str {
+    match pipeline.stop_words_name() {
+        Some("english") => language.stop_words().unwrap_or("english"),
+        Some(name) => crate::text::pipeline::stopwords::builtin_name(name).unwrap_or("english"),
+        None => "english",
     }
 }
 

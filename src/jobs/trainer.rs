@@ -55,7 +55,8 @@ pub struct TrainSettings {
 /// moved accuracy by less than the noise of a held-out fifth.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Choose {
-    /// English stop words, or none.
+    /// A stop-word list, or none: the settings' list (English by default, the corpus
+    /// language's for long texts, [`crate::jobs::train::list_to_try`]) against none.
     pub stopwords: bool,
     /// Each weight's prior variance: flat, or scaled by its feature's rarity
     /// ([`crate::learn::learner::WeightPrior`]).

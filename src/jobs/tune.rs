@@ -292,7 +292,10 @@ impl Candidate {
         let lists: &[Option<&'static str>] = if keep_every_word {
             &[None]
         } else {
-            &[Some(trial_stop_words(stem)), None]
+            &[
+                Some(crate::jobs::train::list_to_try(&base.pipeline, stem)),
+                None,
+            ]
         };
         let features = |stopwords, fields| FeatureChoice {
             stopwords,
@@ -1223,6 +1226,10 @@ mod tests {
     fn trains_pick_keeps_every_word_on_a_tie_as_train_does() {
         let mut base = base();
         base.pipeline.symbols = true;
+        // Train's choices take the list train tries: the language's in place of English.
+        let german = Candidate::train_choices(&base, false, Stemming::In(StemLanguage::German));
+        assert_eq!(german[0].features.stopwords, Some("german"));
+        assert_eq!(german[1].features.stopwords, None);
         let first = Candidate::train_choices(&base, false, Stemming::Unknown);
         assert_eq!(first[0].features.stopwords, Some("english"));
         assert_eq!(first[1].features.stopwords, None);

@@ -166,8 +166,8 @@ impl TextLength {
             && self.estimated_words() <= LIGHTER_NGRAMS_MAX_WORDS
     }
 
-    /// Whether `train` keeps every word of these documents instead of choosing between the
-    /// English stop-word list and none on the held-out fifth: short texts, not mail (as for the
+    /// Whether `train` keeps every word of these documents instead of choosing between a
+    /// stop-word list and none on the held-out fifth: short texts, not mail (as for the
     /// character n-grams). In a sentence, question or message the list's words are much of what
     /// there is, and often what decides the label (*what*, *who*, *how*, *not*, *no*); where the
     /// list helped short texts it helped little. Measured over 12 short-text corpora × 5 random

@@ -74,7 +74,12 @@ pub fn builtin_names() -> Vec<&'static str> {
 
 /// Whether `name` is a built-in list.
 pub fn is_builtin(name: &str) -> bool {
-    BUILTIN.iter().any(|(n, _)| *n == name)
+    builtin_name(name).is_some()
+}
+
+/// The built-in list called `name`, by its static name.
+pub fn builtin_name(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).find(|n| *n == name)
 }
 
 /// Parses a list: one word a line, `#` comments, blank lines ignored, words lowercased.
