@@ -173,7 +173,8 @@ fn lists_in_other_languages_are_flags_and_a_users_list_is_named_by_its_file() {
 }
 
 /// `tune` tries what `train` tries: train's choices and the random trials that take a list
-/// take the German one, and the `train` command it prints names it when the winner has it.
+/// take the German one (no trial and no printed command names the English list), and its kept
+/// pick is the model of the plain `train` it names, which tried the German list too.
 #[test]
 fn tune_takes_the_list_of_the_corpus_language() {
     let dir = tempfile::tempdir().unwrap();
