@@ -766,9 +766,13 @@ impl TrainPlan {
         sample: &[crate::text::input::Document],
         notes: Notes,
     ) {
+        // Only the default English list gives way: no detection for a list set in code.
+        if self.settings.pipeline.stop_words_name() != Some("english") {
+            return;
+        }
         let language = crate::text::language::stemming(sample);
         let list = crate::jobs::train::list_to_try(&self.settings.pipeline, language);
-        if self.settings.pipeline.stop_words_name() != Some("english") || list == "english" {
+        if list == "english" {
             return;
         }
         let Ok(words) = stopwords::load(list) else {
