@@ -79,6 +79,7 @@ EXTRA = {
     "spamassassin_folders": ("spamassassin/folders", "hash"),
     "fortunes_de": ("extra/fortunes_de", "hash"),
     "fortunes_es": ("extra/fortunes_es", "hash"),
+    "fortunes_it": ("extra/fortunes_it", "hash"),
     "fortunes_ru": ("extra/fortunes_ru", "hash"),
     "brown_genres": ("extra/brown_genres", "files"),
     "friends_speakers": ("extra/friends_speakers", "files"),

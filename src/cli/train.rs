@@ -169,6 +169,11 @@ pub struct TrainArgs {
     /// Snowball stemming language, or none [default: none].
     #[arg(long, value_name = "LANGUAGE|none", value_parser = stem_parser())]
     pub stem: Option<StemArg>,
+    /// Elided articles to take off words (l'homme → homme, dell'anno → anno): french, italian,
+    /// or none [default: with words, the language detected in 200 sampled documents when it is
+    /// French or Italian, none otherwise and with subword pieces].
+    #[arg(long, value_name = "LANGUAGE|none")]
+    pub elisions: Option<String>,
     /// No bias feature (per-label prior).
     #[arg(long)]
     pub no_bias: bool,
@@ -460,6 +465,7 @@ impl TrainArgs {
             vocab_size: self.vocab_size,
             stopwords: self.stopwords.clone(),
             stem: self.stem.and_then(|s| s.0),
+            elisions: self.elisions.clone(),
             bias: !self.no_bias,
             email_headers: !self.no_email_headers,
             header_fields: !self.no_header_fields,

@@ -170,6 +170,9 @@ pub fn run(args: TuneArgs, ui: &Ui) -> anyhow::Result<Outcome> {
     }
     ui.info(cwtext::jobs::tune::describe_trial_stemmer(result.stem));
     ui.info(cwtext::jobs::tune::describe_trial_stop_words(result.stem));
+    if let Some(line) = cwtext::jobs::tune::describe_trial_elisions(result.stem) {
+        ui.info(line);
+    }
     if let Some(why) = &result.hash_bits_reason {
         ui.info(format!("every trial: {why}"));
     }

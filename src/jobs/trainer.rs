@@ -93,6 +93,10 @@ pub struct Choose {
     /// between its words ([`crate::text::length::TextLength::is_unspaced`]); `false`: the
     /// pipeline's.
     pub unspaced_ngrams: bool,
+    /// The elided articles of the sampled documents' language taken off words
+    /// ([`crate::text::pipeline::elisions`]: French *l'*, *qu'*, Italian *dell'*), by a rule on
+    /// a sample of the documents, not a trial on the held-out fifth; `false`: the pipeline's.
+    pub elisions: bool,
 }
 
 impl TrainSettings {

@@ -50,7 +50,7 @@ use crate::text::pipeline::chargrams::CharNgrams;
 use crate::text::pipeline::config::{FieldRule, FilterConfig};
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
-use crate::text::pipeline::{stopwords, PipelineConfig};
+use crate::text::pipeline::{elisions, stopwords, PipelineConfig};
 
 /// Epochs without a better validation accuracy before a trial stops.
 pub const PATIENCE: usize = 2;
@@ -627,6 +627,14 @@ pub fn describe_trial_stop_words(stemming: Stemming) -> String {
     }
 }
 
+/// One line for people, when the sampled documents' language has elided articles: every trial
+/// takes them off words, as plain `train` does.
+pub fn describe_trial_elisions(stemming: Stemming) -> Option<String> {
+    stemming.elisions().map(|language| {
+        format!("every trial takes {language} elided articles off words (l'homme → homme), as train does: the sampled documents' language")
+    })
+}
+
 impl Search {
     /// Whether the winner is train's pick: nothing was cross-validated against it, or it won
     /// the cross-validation (train's pick is cross-validated first). `tune` trains it as plain
@@ -727,6 +735,14 @@ fn search(
     let stem = crate::text::language::stemming(&sample);
     drop(sample);
     let mut base = base.clone();
+    // The elided articles of the language off words, in every trial, as plain `train` takes
+    // them (`TrainPlan::elisions_of_the_language`; the winner's plan takes them again).
+    if let Some((name, articles)) = stem
+        .elisions()
+        .and_then(|name| Some((name, elisions::load(name).ok()?)))
+    {
+        base.pipeline.set_elisions(name, articles);
+    }
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
     }
@@ -1083,6 +1099,9 @@ fn winning_settings(search: &Search, base: &TrainSettings) -> Result<TrainSettin
             // And the soft rule after the run's epochs, which train tries beside its default
             // learner, tune's base.
             soft_rule: search.kept_trains_pick(),
+            // And the elided articles of the sampled documents' language, which every trial
+            // took off, as plain `train` does.
+            elisions: true,
             ..Default::default()
         },
         text_length: search.text_length,
@@ -1395,6 +1414,7 @@ mod tests {
             hash_bits: false,
             ngram_weight: false,
             unspaced_ngrams: false,
+            elisions: false,
         };
         let train: Vec<(PipelineConfig, CwConfig)> = base
             .candidates()

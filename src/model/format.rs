@@ -21,7 +21,9 @@
 //! predict without the n-grams, so the version makes it refuse the file instead; version 5 the
 //! same for the first-word feature ([`crate::text::pipeline::PipelineConfig::first_word`]), version 6
 //! for n-grams with a weight of their own
-//! ([`crate::text::pipeline::PipelineConfig::ngram_weight_per_mille`]). A file is
+//! ([`crate::text::pipeline::PipelineConfig::ngram_weight_per_mille`]), version 7 for a filter
+//! that takes elided articles off words ([`crate::text::pipeline::elisions`]; a cwtext from
+//! before it could not read the filter at all, and now says the file is newer). A file is
 //! written with the lowest version that holds it, so a model with none of these is a version 1
 //! file, byte for byte what earlier cwtext wrote and still readable by it.
 //!
@@ -38,7 +40,7 @@ use super::*;
 
 pub const MAGIC: [u8; 8] = *b"\x89CWTEXT\n";
 /// The newest format this cwtext reads and writes.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The oldest format it still reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 const ALIGN: usize = 64;
@@ -591,7 +593,9 @@ impl Model {
         header.vocabulary_bytes = vocabulary.as_ref().map_or(0, |v| v.len() as u64);
         let rehearsal = self.rehearsal.as_ref().map(KeptDocuments::to_bytes);
         header.rehearsal_bytes = rehearsal.as_ref().map_or(0, |r| r.len() as u64);
-        let version = if header.pipeline.ngram_weight_per_mille.is_some() {
+        let version = if header.pipeline.elisions_name().is_some() {
+            7
+        } else if header.pipeline.ngram_weight_per_mille.is_some() {
             6
         } else if header.pipeline.first_word {
             5
@@ -721,6 +725,11 @@ impl Model {
             return Err(fail(ModelError::Corrupted(
                 "a vocabulary in a version 1 file".into(),
             )));
+        }
+        if version < 7 && header.pipeline.elisions_name().is_some() {
+            return Err(fail(ModelError::Corrupted(format!(
+                "elided articles in a version {version} file"
+            ))));
         }
         if version < 6 && header.pipeline.ngram_weight_per_mille.is_some() {
             return Err(fail(ModelError::Corrupted(format!(

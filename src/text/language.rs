@@ -72,6 +72,19 @@ impl Stemming {
     }
 }
 
+impl Stemming {
+    /// The built-in list of elided articles ([`crate::text::pipeline::elisions`]) in the
+    /// language of the stemmer, if there is one (French, Italian).
+    pub fn elisions(self) -> Option<&'static str> {
+        match self {
+            Stemming::In(language) => {
+                crate::text::pipeline::elisions::builtin_name(language.name())
+            }
+            _ => None,
+        }
+    }
+}
+
 /// The Snowball stemmer of a language, if rust-stemmers has one.
 fn stemmer_of(lang: Lang) -> Option<StemLanguage> {
     use StemLanguage::*;
@@ -177,6 +190,21 @@ mod tests {
         }
         assert_eq!(Stemming::NoStemmer.stop_words(), None);
         assert_eq!(Stemming::Unknown.stop_words(), None);
+    }
+
+    #[test]
+    fn french_and_italian_name_their_elided_articles() {
+        use StemLanguage::*;
+        for (language, list) in [
+            (French, Some("french")),
+            (Italian, Some("italian")),
+            (English, None),
+            (Spanish, None),
+        ] {
+            assert_eq!(Stemming::In(language).elisions(), list, "{language:?}");
+        }
+        assert_eq!(Stemming::NoStemmer.elisions(), None);
+        assert_eq!(Stemming::Unknown.elisions(), None);
     }
 
     /// Long documents in two languages, one label each: the same documents in either order

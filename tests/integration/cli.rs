@@ -702,10 +702,10 @@ fn damaged_models_are_refused_with_the_reason() {
             "newer.cwm",
             {
                 let mut b = bytes.clone();
-                b[8] = 7;
+                b[8] = 8;
                 b
             },
-            "format version 7 is newer",
+            "format version 8 is newer",
         ),
         ("text.cwm", b"just some text".to_vec(), "not a cwtext model"),
     ];

@@ -24,6 +24,8 @@ mod dataset_layouts;
 #[cfg(feature = "cli")]
 mod delivery;
 #[cfg(feature = "cli")]
+mod elisions;
+#[cfg(feature = "cli")]
 mod feature_cache;
 #[cfg(feature = "cli")]
 mod filter;

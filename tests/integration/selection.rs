@@ -142,6 +142,7 @@ fn stop_words_and_prior() -> Choose {
         hash_bits: false,
         ngram_weight: false,
         unspaced_ngrams: false,
+        elisions: false,
     }
 }
 

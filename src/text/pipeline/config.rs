@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::chargrams::CharNgrams;
+use super::elisions::Elisions;
 use super::filter::{Lowercase, MaxLength, TokenFilter};
 use super::stem::{Stem, StemLanguage};
 use super::stopwords;
@@ -29,6 +30,9 @@ pub enum FilterConfig {
     StopWords { name: String, words: Vec<String> },
     /// Snowball stemming.
     Stem { language: StemLanguage },
+    /// Takes a language's elided articles off words (*l'homme* → *homme*,
+    /// [`super::elisions`]). The articles themselves are stored, as stop words are.
+    Elisions { name: String, articles: Vec<String> },
 }
 
 impl FilterConfig {
@@ -47,6 +51,7 @@ impl FilterConfig {
             FilterConfig::MaxLength { chars } => Box::new(MaxLength(*chars)),
             FilterConfig::StopWords { words, .. } => Box::new(StopWords::new(words)),
             FilterConfig::Stem { language } => Box::new(Stem::new(*language)),
+            FilterConfig::Elisions { articles, .. } => Box::new(Elisions::new(articles)),
         }
     }
 }
@@ -324,6 +329,37 @@ impl PipelineConfig {
         })
     }
 
+    /// The language whose elided articles are taken off words, if any ([`super::elisions`]).
+    pub fn elisions_name(&self) -> Option<&str> {
+        self.filters.iter().find_map(|f| match f {
+            FilterConfig::Elisions { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Adds the elisions filter of `name`'s articles, before any stop words and stemming (so
+    /// that a list's *l* or *qu* and the stemmer see the word without its article), after the
+    /// lowercasing and the length limit; in place of any elisions filter the pipeline had.
+    pub fn set_elisions(&mut self, name: &str, articles: Vec<String>) {
+        self.filters
+            .retain(|f| !matches!(f, FilterConfig::Elisions { .. }));
+        let at = (self.filters.iter())
+            .position(|f| {
+                matches!(
+                    f,
+                    FilterConfig::StopWords { .. } | FilterConfig::Stem { .. }
+                )
+            })
+            .unwrap_or(self.filters.len());
+        self.filters.insert(
+            at,
+            FilterConfig::Elisions {
+                name: name.to_string(),
+                articles,
+            },
+        );
+    }
+
     /// Takes any stop-word list out of the filters (every word kept).
     pub fn drop_stop_words(&mut self) {
         self.filters
@@ -347,5 +383,54 @@ impl PipelineConfig {
     /// The dimension of the feature space: the buckets plus the bias feature.
     pub fn dimension(&self) -> usize {
         self.buckets() + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The elisions go before the stop words and the stemmer (whose *l* and stems should see
+    /// the word without its article), after the lowercasing and the length limit, and a second
+    /// list replaces the first.
+    #[test]
+    fn elisions_go_before_the_stop_words_and_replace_earlier_ones() {
+        let names = |p: &PipelineConfig| -> Vec<String> {
+            (p.filters.iter())
+                .map(|f| match f {
+                    FilterConfig::Lowercase => "lowercase".into(),
+                    FilterConfig::MaxLength { .. } => "max_length".into(),
+                    FilterConfig::StopWords { name, .. } => format!("stop_words {name}"),
+                    FilterConfig::Stem { language } => format!("stem {}", language.name()),
+                    FilterConfig::Elisions { name, .. } => format!("elisions {name}"),
+                })
+                .collect()
+        };
+        let mut p = PipelineConfig::default();
+        p.filters.push(FilterConfig::Stem {
+            language: StemLanguage::French,
+        });
+        p.set_elisions("french", super::super::elisions::load("french").unwrap());
+        assert_eq!(
+            names(&p),
+            [
+                "lowercase",
+                "max_length",
+                "elisions french",
+                "stop_words english",
+                "stem french"
+            ]
+        );
+        assert_eq!(p.elisions_name(), Some("french"));
+        p.set_elisions("italian", super::super::elisions::load("italian").unwrap());
+        p.drop_stop_words();
+        assert_eq!(
+            names(&p),
+            ["lowercase", "max_length", "elisions italian", "stem french"]
+        );
+        let mut none = PipelineConfig::default();
+        none.filters.clear();
+        none.set_elisions("french", vec!["l".into()]);
+        assert_eq!(names(&none), ["elisions french"]);
     }
 }

@@ -14,6 +14,7 @@
 pub mod ascii;
 pub mod chargrams;
 pub mod config;
+pub mod elisions;
 pub mod fields;
 pub mod filter;
 pub mod hash;
