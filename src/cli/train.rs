@@ -172,7 +172,7 @@ pub struct TrainArgs {
     /// Elided articles to take off words (l'homme → homme, dell'anno → anno): french, italian,
     /// or none [default: with words, the language detected in 200 sampled documents when it is
     /// French or Italian, none otherwise and with subword pieces].
-    #[arg(long, value_name = "LANGUAGE|none")]
+    #[arg(long, value_name = "LANGUAGE|none", value_parser = ["french", "italian", "none"])]
     pub elisions: Option<String>,
     /// No bias feature (per-label prior).
     #[arg(long)]
@@ -527,6 +527,13 @@ pub fn run(args: TrainArgs, ui: &Ui) -> anyhow::Result<Outcome> {
             if let Some(asked) = args.hash_bits.filter(|&b| b != kept) {
                 ui.warn(format!(
                     "--hash-bits {asked} is not used: {} keeps its own 2^{kept} buckets (retrain without --resume to change them)",
+                    path.display()
+                ));
+            }
+            let kept = model.header.pipeline.elisions_name().unwrap_or("none");
+            if let Some(asked) = args.elisions.as_deref().filter(|&e| e != kept) {
+                ui.warn(format!(
+                    "--elisions {asked} is not used: {} keeps its own ({kept}; retrain without --resume to change them)",
                     path.display()
                 ));
             }

@@ -706,18 +706,30 @@ impl TrainPlan {
         let soft_rule = self.settings.choose.soft_rule;
         let every_field = std::mem::take(&mut self.settings.choose.every_field);
         let ngram_weight = std::mem::take(&mut self.settings.choose.ngram_weight);
-        if chars.is_none()
-            && !self.settings.choose.stopwords
-            && !soft_rule
-            && !every_field
-            && !ngram_weight
-            && !self.settings.choose.hash_bits
-            && !self.settings.choose.unspaced_ngrams
-            && !self.settings.choose.elisions
-        {
+        let elisions = std::mem::take(&mut self.settings.choose.elisions);
+        let uses_length = chars.is_some()
+            || self.settings.choose.stopwords
+            || soft_rule
+            || every_field
+            || ngram_weight
+            || self.settings.choose.hash_bits
+            || self.settings.choose.unspaced_ngrams;
+        if !uses_length && !elisions {
             return;
         }
         let sample = sample_documents(corpus, self.settings.pipeline.input_limits());
+        // The sample's language, for the elisions and for long texts' stop words: detected once,
+        // and only when one of them is chosen.
+        let language = (elisions || self.settings.choose.stopwords)
+            .then(|| crate::text::language::stemming(&sample));
+        if let (true, Some(language)) = (elisions, language) {
+            self.elisions_of_the_language(language, notes);
+        }
+        // The length is recorded only when a choice by it was left to the plan: the elisions
+        // alone leave the model as it was.
+        if !uses_length {
+            return;
+        }
         let Some(length) = TextLength::of(&sample, corpus.files.len()) else {
             return;
         };
@@ -754,14 +766,6 @@ impl TrainPlan {
                 "stop words none: short texts (a median of at most {} words) keep every word, since a list would drop the question words and negations that often decide their labels; no list is tried",
                 crate::text::length::SHORT_TEXT_WORDS
             ));
-        }
-        // The sample's language, for the elisions and for long texts' stop words: detected once,
-        // and only when one of them is chosen.
-        let elisions = std::mem::take(&mut self.settings.choose.elisions);
-        let language = (elisions || self.settings.choose.stopwords)
-            .then(|| crate::text::language::stemming(&sample));
-        if let (true, Some(language)) = (elisions, language) {
-            self.elisions_of_the_language(language, notes);
         }
         if let (true, Some(language)) = (self.settings.choose.stopwords, language) {
             self.stop_words_of_the_language(language, notes);

@@ -169,9 +169,29 @@ fn train_takes_the_articles_of_the_corpus_language_off_words() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains(
-            "no elided articles for \"klingon\": the lists are french, italian (or none)"
-        ),
+        stderr(&out).contains("[possible values: french, italian, none]"),
+        "{}",
+        stderr(&out)
+    );
+    // Typographic and other apostrophes that UAX #29 keeps inside a word come off too.
+    for apostrophe in ['\u{2019}', '\u{2018}', '\u{FF07}', '\u{02BC}'] {
+        let text = format!("Un orage puis l{apostrophe}averse.");
+        let (_, features) = explained(&model, &text);
+        assert!(
+            features.iter().any(|(t, _)| t == "averse"),
+            "{apostrophe:?}: {features:?}"
+        );
+    }
+    // Continuing a model keeps its own: asking for other elisions is said to be unused.
+    let out = train_seed3(
+        corpus,
+        &dir.path().join("more.cwm"),
+        &["--resume", model.to_str().unwrap(), "--elisions", "italian"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--elisions italian is not used:")
+            && stderr(&out).contains("keeps its own (french;"),
         "{}",
         stderr(&out)
     );
@@ -188,7 +208,10 @@ fn train_takes_the_articles_of_the_corpus_language_off_words() {
     );
 }
 
-/// An English corpus, where an apostrophe starts no article: no filter, nothing said.
+/// An English corpus, where an apostrophe starts no article: no filter, nothing said, and the
+/// model is the one `--elisions none` writes, byte for byte, with the other choices left to
+/// `train` and with every one of them fixed (where the detection alone used to record the
+/// sample's text length in the model).
 #[test]
 fn english_keeps_its_words_whole() {
     let dir = tempfile::tempdir().unwrap();
@@ -219,6 +242,34 @@ fn english_keeps_its_words_whole() {
     assert!(!inspect_json(&model)["pipeline"]
         .to_string()
         .contains("elisions"));
+    let fixed = [
+        "--stopwords",
+        "english",
+        "--char-ngrams",
+        "none",
+        "--hash-bits",
+        "18",
+        "--ngrams",
+        "2",
+        "--algo",
+        "arow",
+        "--ngram-weight",
+        "1",
+        "--field-rule",
+        "stable",
+    ];
+    for extra in [&[][..], &fixed[..]] {
+        let [chosen, none] = ["chosen.cwm", "none.cwm"].map(|m| dir.path().join(m));
+        let out = train_seed3(english.to_str().unwrap(), &chosen, extra);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let with_none = [extra, &["--elisions", "none"]].concat();
+        let out = train_seed3(english.to_str().unwrap(), &none, &with_none);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            std::fs::read(&chosen).unwrap() == std::fs::read(&none).unwrap(),
+            "{extra:?}"
+        );
+    }
 }
 
 /// `tune`'s trials take the articles off as `train` does, and its kept pick is the model of
