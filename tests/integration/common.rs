@@ -161,6 +161,37 @@ pub fn write_label(root: &Path, label: &str, texts: impl IntoIterator<Item = Str
     }
 }
 
+/// A corpus of reports on topics, 30 a topic: each report five of its topic's sentences (a
+/// different choice each) and three of the `shared` ones, about 70 words, long enough for
+/// `train` to choose its stop words.
+pub fn write_topic_reports(root: &Path, topics: &[(&str, &[&str])], shared: &[&str]) {
+    for (t, (label, sentences)) in topics.iter().enumerate() {
+        let texts = (0..30).map(|d| {
+            let mut text: Vec<&str> = (0..5)
+                .map(|s| sentences[(d * 3 + s * 2 + t) % sentences.len()])
+                .collect();
+            text.extend((0..3).map(|s| shared[(d + s) % shared.len()]));
+            text.join(" ")
+        });
+        write_label(root, label, texts);
+    }
+}
+
+/// Two models that must be the same one as `inspect` and `eval` on `corpus` see them: the same
+/// settings, pipeline, probability scale and probabilities. Only the record of the choice
+/// (`model`, `selection`) may differ.
+pub fn assert_same_model(a: &Path, b: &Path, corpus: &Path) {
+    let header = |m: &Path| {
+        let mut v = inspect_json(m);
+        let o = v.as_object_mut().unwrap();
+        o.remove("model");
+        o.remove("selection");
+        v
+    };
+    assert_eq!(header(a), header(b));
+    assert_eq!(eval_json(a, corpus, &[]), eval_json(b, corpus, &[]));
+}
+
 /// What `inspect --format json` says of a model.
 pub fn inspect_json(model: &Path) -> serde_json::Value {
     let out = cwtext()

@@ -7,7 +7,10 @@
 
 use std::path::Path;
 
-use crate::common::{cwtext, eval_json, inspect_json, stderr, stdout, train_seed3, write_label};
+use crate::common::{
+    assert_same_model, cwtext, inspect_json, stderr, stdout, train_seed3, write_label,
+    write_topic_reports,
+};
 use crate::tune::{printed_train, run_train};
 
 /// French reports on two topics, weather and football, about 70 words each. The words that
@@ -46,16 +49,7 @@ fn french_corpus(root: &Path) {
         "Ce n'est pas la première fois que cela arrive, et ce ne sera pas la dernière.",
         "On verra bien ce que les prochains jours nous apporteront.",
     ];
-    for (t, (label, sentences)) in topics.iter().enumerate() {
-        let texts = (0..30).map(|d| {
-            let mut text: Vec<&str> = (0..5)
-                .map(|s| sentences[(d * 3 + s * 2 + t) % sentences.len()])
-                .collect();
-            text.extend((0..3).map(|s| shared[(d + s) % shared.len()]));
-            text.join(" ")
-        });
-        write_label(root, label, texts);
-    }
+    write_topic_reports(root, &topics, &shared);
 }
 
 /// `explain --format json -m MODEL` of `text`: the features read for its label and against it,
@@ -304,16 +298,5 @@ fn tune_takes_the_articles_off_as_train_does() {
     );
     let err = run_train(&words);
     assert!(err.contains("elided articles taken off words"), "{err}");
-    let header = |m: &Path| {
-        let mut v = inspect_json(m);
-        let o = v.as_object_mut().unwrap();
-        o.remove("model");
-        o.remove("selection");
-        v
-    };
-    assert_eq!(header(&tuned), header(&again));
-    assert_eq!(
-        eval_json(&tuned, &corpus, &[]),
-        eval_json(&again, &corpus, &[])
-    );
+    assert_same_model(&tuned, &again, &corpus);
 }

@@ -7,7 +7,10 @@
 
 use std::path::Path;
 
-use crate::common::{cwtext, eval_json, inspect_json, stderr, stdout, train_seed3, write_label};
+use crate::common::{
+    assert_same_model, cwtext, inspect_json, stderr, stdout, train_seed3, write_label,
+    write_topic_reports,
+};
 use crate::tune::{printed_train, run_train};
 
 /// German reports on two topics, weather and football: each document five sentences of its
@@ -45,16 +48,7 @@ fn german_corpus(root: &Path) {
         "Es ist nicht das erste Mal, dass so etwas passiert, und es wird auch nicht das letzte sein.",
         "Man wird sehen, was die nächsten Tage bringen werden.",
     ];
-    for (t, (label, sentences)) in topics.iter().enumerate() {
-        let texts = (0..30).map(|d| {
-            let mut text: Vec<&str> = (0..5)
-                .map(|s| sentences[(d * 3 + s * 2 + t) % sentences.len()])
-                .collect();
-            text.extend((0..3).map(|s| shared[(d + s) % shared.len()]));
-            text.join(" ")
-        });
-        write_label(root, label, texts);
-    }
+    write_topic_reports(root, &topics, &shared);
 }
 
 /// The settings `train` tried, from its `chose …` line (`kept …` when too few documents
@@ -230,16 +224,5 @@ fn tune_takes_the_list_of_the_corpus_language() {
         err.contains("stop words german or none: the sampled documents are in german"),
         "{err}"
     );
-    let header = |m: &Path| {
-        let mut v = inspect_json(m);
-        let o = v.as_object_mut().unwrap();
-        o.remove("model");
-        o.remove("selection");
-        v
-    };
-    assert_eq!(header(&tuned), header(&again));
-    assert_eq!(
-        eval_json(&tuned, &corpus, &[]),
-        eval_json(&again, &corpus, &[])
-    );
+    assert_same_model(&tuned, &again, &corpus);
 }
