@@ -840,20 +840,14 @@ impl TrainPlan {
     /// +0.75 points on the mean (`benches/results/elisions-2026-12-08.md`). A pipeline with
     /// elisions of its own keeps them.
     fn elisions_of_the_language(&mut self, language: Stemming, notes: Notes) {
-        if self.settings.pipeline.elisions_name().is_some() {
-            return;
+        let added =
+            crate::jobs::train::add_elisions_of_the_language(&mut self.settings.pipeline, language);
+        if let Some((name, articles)) = added {
+            notes(format!(
+                "elided articles taken off words ({}, …): the sampled documents are in {name}, whose articles UAX #29 keeps inside the word (l'homme and homme would be two words)",
+                articles.iter().take(3).map(|a| format!("{a}'")).collect::<Vec<_>>().join(", ")
+            ));
         }
-        let Some(name) = language.elisions() else {
-            return;
-        };
-        let Ok(articles) = elisions::load(name) else {
-            return;
-        };
-        notes(format!(
-            "elided articles taken off words ({}, …): the sampled documents are in {name}, whose articles UAX #29 keeps inside the word (l'homme and homme would be two words)",
-            articles.iter().take(3).map(|a| format!("{a}'")).collect::<Vec<_>>().join(", ")
-        ));
-        self.settings.pipeline.set_elisions(name, articles);
     }
 
     /// Runs the plan on `corpus`: the subword vocabulary, training (continuing `start` when

@@ -161,6 +161,23 @@ pub fn list_to_try(pipeline: &PipelineConfig, language: Stemming) -> &'static st
     }
 }
 
+/// Takes the elided articles of the sampled documents' language off words in `pipeline`
+/// ([`crate::text::pipeline::elisions`]; French, Italian), unless it has elisions of its own:
+/// the language and the articles it added, if any. The plan and `tune`'s trials both ask here,
+/// so that they take the same ones.
+pub fn add_elisions_of_the_language(
+    pipeline: &mut PipelineConfig,
+    language: Stemming,
+) -> Option<(&'static str, Vec<String>)> {
+    if pipeline.elisions_name().is_some() {
+        return None;
+    }
+    let name = language.elisions()?;
+    let articles = crate::text::pipeline::elisions::load(name).ok()?;
+    pipeline.set_elisions(name, articles.clone());
+    Some((name, articles))
+}
+
 /// A candidate's stop words, as its name gives them: the list's name (a built-in list, or the
 /// file a user gave) or none.
 fn list_name(pipeline: &PipelineConfig) -> &str {

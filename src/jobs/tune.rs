@@ -50,7 +50,7 @@ use crate::text::pipeline::chargrams::CharNgrams;
 use crate::text::pipeline::config::{FieldRule, FilterConfig};
 use crate::text::pipeline::stem::StemLanguage;
 use crate::text::pipeline::weighting::ValueKind;
-use crate::text::pipeline::{elisions, stopwords, PipelineConfig};
+use crate::text::pipeline::{stopwords, PipelineConfig};
 
 /// Epochs without a better validation accuracy before a trial stops.
 pub const PATIENCE: usize = 2;
@@ -736,13 +736,8 @@ fn search(
     drop(sample);
     let mut base = base.clone();
     // The elided articles of the language off words, in every trial, as plain `train` takes
-    // them (`TrainPlan::elisions_of_the_language`; the winner's plan takes them again).
-    if let Some((name, articles)) = stem
-        .elisions()
-        .and_then(|name| Some((name, elisions::load(name).ok()?)))
-    {
-        base.pipeline.set_elisions(name, articles);
-    }
+    // them (the winner's plan takes them again).
+    crate::jobs::train::add_elisions_of_the_language(&mut base.pipeline, stem);
     if text_length.is_some_and(|t| t.wants_char_ngrams()) {
         base.pipeline.char_ngrams = Some(CharNgrams::default());
     }

@@ -70,9 +70,7 @@ impl Stemming {
             _ => None,
         }
     }
-}
 
-impl Stemming {
     /// The built-in list of elided articles ([`crate::text::pipeline::elisions`]) in the
     /// language of the stemmer, if there is one (French, Italian).
     pub fn elisions(self) -> Option<&'static str> {
